@@ -1,0 +1,173 @@
+// The syscall table: what the host can grant a worker, one capability name per method.
+// A worker holds a Comlink proxy of `Capabilities` restricted to its grant; every call returns an
+// Envelope (never throws across the port) and passes the host's single policy function.
+import type { Envelope } from './errors.js';
+import type { AgentEvent } from './events.js';
+import type { TaskInput, TaskOutput } from './task.js';
+import type { TodoItem } from './tools.js';
+
+/** Read a text file: `offset` is the 1-based first line, `limit` the number of lines. */
+export interface FsReadRequest {
+  path: string;
+  offset?: number;
+  limit?: number;
+}
+/** A read file (or part of one). `content` is raw text (no line numbers); the tool numbers it. */
+export interface FsReadResult {
+  path: string;
+  content: string;
+  startLine: number;
+  totalLines: number;
+  truncated: boolean;
+  size: number;
+  mtimeMs: number;
+}
+/** Read many files whole, for Grep. Unreadable, binary or oversized files are skipped and listed. */
+export interface FsReadManyRequest {
+  paths: string[];
+  maxBytesPerFile?: number;
+}
+/** Contents by path, and what was skipped with why. */
+export interface FsReadManyResult {
+  files: { path: string; content: string }[];
+  skipped: { path: string; reason: string }[];
+}
+/** Find files: a glob relative to `path` (default the project), gitignore-aware. */
+export interface FsGlobRequest {
+  pattern: string;
+  path?: string;
+  limit?: number;
+}
+/** Matches newest first, as paths relative to the project directory. */
+export interface FsGlobResult {
+  root: string;
+  files: string[];
+  truncated: boolean;
+}
+/** Stat a path. */
+export interface FsStatRequest {
+  path: string;
+}
+/** What a path is. `exists: false` is a value, not an error. */
+export interface FsStatResult {
+  path: string;
+  exists: boolean;
+  type: 'file' | 'directory' | 'other' | 'missing';
+  size: number;
+  mtimeMs: number;
+}
+/** List a directory. */
+export interface FsListRequest {
+  path: string;
+  ignore?: string[];
+}
+/** Directory entries, sorted by name. */
+export interface FsListResult {
+  path: string;
+  entries: { name: string; type: 'file' | 'directory' | 'symlink' | 'other'; size: number }[];
+  truncated: boolean;
+}
+/** Write a whole file atomically. `expectedMtimeMs` refuses the write if the file changed since. */
+export interface FsWriteRequest {
+  path: string;
+  content: string;
+  expectedMtimeMs?: number;
+}
+/** What was written. */
+export interface FsWriteResult {
+  path: string;
+  bytes: number;
+  created: boolean;
+  mtimeMs: number;
+}
+/** Run `bash -c command` in the project directory. */
+export interface ExecRunRequest {
+  command: string;
+  timeoutMs?: number;
+  description?: string;
+}
+/** A finished command. `sandbox` says which isolation was in force. */
+export interface ExecRunResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  truncated: boolean;
+  sandbox: 'bwrap' | 'none';
+  durationMs: number;
+}
+/** A background run's handle, returned at once by `agents.task` with run_in_background. */
+export interface BackgroundHandle {
+  agentId: string;
+  status: 'running';
+  transcriptPath: string;
+}
+/** Wait for or poll a background run. `timeoutMs` 0 polls. */
+export interface AgentsOutputRequest {
+  agentId: string;
+  timeoutMs?: number;
+}
+/** A background run's state: its output once finished. */
+export type AgentsOutputResult = { agentId: string; status: 'running' } | TaskOutput;
+/** Fetch a URL (text), for WebFetch. */
+export interface WebFetchRequest {
+  url: string;
+}
+/** A fetched page. */
+export interface WebFetchResult {
+  url: string;
+  status: number;
+  contentType: string;
+  content: string;
+  truncated: boolean;
+}
+/** Call a tool on an MCP server. */
+export interface McpCallRequest {
+  tool: string;
+  input: Record<string, unknown>;
+}
+
+/** The capability table: name -> method. A port carries only the granted names. */
+export interface Capabilities {
+  'fs.read'(req: FsReadRequest): Promise<Envelope<FsReadResult>>;
+  'fs.readMany'(req: FsReadManyRequest): Promise<Envelope<FsReadManyResult>>;
+  'fs.glob'(req: FsGlobRequest): Promise<Envelope<FsGlobResult>>;
+  'fs.stat'(req: FsStatRequest): Promise<Envelope<FsStatResult>>;
+  'fs.list'(req: FsListRequest): Promise<Envelope<FsListResult>>;
+  'fs.write'(req: FsWriteRequest): Promise<Envelope<FsWriteResult>>;
+  'exec.run'(req: ExecRunRequest): Promise<Envelope<ExecRunResult>>;
+  'events.emit'(events: AgentEvent[]): Promise<Envelope<null>>;
+  'agents.task'(req: TaskInput): Promise<Envelope<TaskOutput | BackgroundHandle>>;
+  'agents.output'(req: AgentsOutputRequest): Promise<Envelope<AgentsOutputResult>>;
+  'agents.stop'(req: { agentId: string }): Promise<Envelope<{ agentId: string; stopped: boolean }>>;
+  'todos.read'(req: Record<string, never>): Promise<Envelope<TodoItem[]>>;
+  'todos.write'(req: { todos: TodoItem[] }): Promise<Envelope<TodoItem[]>>;
+  'web.fetch'(req: WebFetchRequest): Promise<Envelope<WebFetchResult>>;
+  'mcp.call'(req: McpCallRequest): Promise<Envelope<unknown>>;
+}
+
+/** A capability name. */
+export type CapabilityName = keyof Capabilities;
+
+/** Every capability name, for guards that must enumerate them. */
+export const CAPABILITY_NAMES: readonly CapabilityName[] = [
+  'fs.read',
+  'fs.readMany',
+  'fs.glob',
+  'fs.stat',
+  'fs.list',
+  'fs.write',
+  'exec.run',
+  'events.emit',
+  'agents.task',
+  'agents.output',
+  'agents.stop',
+  'todos.read',
+  'todos.write',
+  'web.fetch',
+  'mcp.call',
+];
+
+/** A worker's view of its grant: only some names are present. */
+export type GrantedCapabilities = Partial<Capabilities>;

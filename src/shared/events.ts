@@ -1,0 +1,77 @@
+// The AgentEvent union: what a run reports as it goes (to the transcript, the UI and library callers).
+// Names follow `<noun>-<action>`. Every event carries agentId, parentId, depth and a timestamp.
+import { z } from 'zod';
+import { TaskOutput, Usage } from './task.js';
+import { TodoItem } from './tools.js';
+
+const base = {
+  agentId: z.string(),
+  parentId: z.string().optional(),
+  depth: z.number().int().min(0),
+  at: z.number(),
+};
+
+/** A message in the Messages API shape, as kept in transcripts for resume. */
+export const ConversationMessage = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]),
+});
+/** A conversation message. */
+export type ConversationMessage = z.infer<typeof ConversationMessage>;
+
+/** Every event a run can emit. */
+export const AgentEvent = z.discriminatedUnion('type', [
+  z.object({
+    ...base,
+    type: z.literal('agent-start'),
+    agentType: z.string(),
+    model: z.string(),
+    description: z.string(),
+    prompt: z.string(),
+  }),
+  z.object({ ...base, type: z.literal('text-delta'), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal('tool-call'),
+    toolUseId: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('tool-result'),
+    toolUseId: z.string(),
+    name: z.string(),
+    isError: z.boolean(),
+    /** A preview of the result (capped); the full text is in the message-append event. */
+    content: z.string(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('approval-request'),
+    requestId: z.string(),
+    capability: z.string(),
+    summary: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('approval-result'),
+    requestId: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    reason: z.string(),
+  }),
+  z.object({ ...base, type: z.literal('message-append'), message: ConversationMessage }),
+  z.object({ ...base, type: z.literal('turn-end'), turn: z.number().int(), stopReason: z.string() }),
+  /** Cumulative usage of this run so far. */
+  z.object({ ...base, type: z.literal('usage'), usage: Usage }),
+  z.object({ ...base, type: z.literal('todo-update'), todos: z.array(TodoItem) }),
+  z.object({ ...base, type: z.literal('notice'), level: z.enum(['info', 'warn']), message: z.string() }),
+  z.object({ ...base, type: z.literal('agent-end'), output: TaskOutput }),
+]);
+/** An event of a run. */
+export type AgentEvent = z.infer<typeof AgentEvent>;
+/** The `type` names of events. */
+export type AgentEventType = AgentEvent['type'];
+/** The event of one type. */
+export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;

@@ -1,0 +1,93 @@
+// What the host hands a worker to start one run, what the worker hands back, and the control
+// messages the host may post during a run. The host decides everything here; the worker obeys.
+import type { ConversationMessage } from './events.js';
+import type { PermissionMode, TaskStatus, Usage } from './task.js';
+import type { WireError } from './errors.js';
+
+/** Which model client a run uses and how to reach it. Secrets travel here, never via env. */
+export interface ModelConfig {
+  provider: 'anthropic' | 'offline' | 'replay';
+  /** Resolved model id (aliases already mapped by the host). */
+  model: string;
+  baseURL?: string;
+  apiKey?: string;
+  authToken?: string;
+  maxTokens: number;
+  /** Abort a stream that sends no bytes for this long (the SDK's own timeout stops at the headers). */
+  streamIdleTimeoutMs: number;
+  maxRetries: number;
+  /** For `replay`: the cassette's content, read by the host. */
+  cassette?: string;
+  /** Record every exchange as `model-exchange` notices for the host to write a cassette. */
+  record?: boolean;
+}
+
+/** A tool offered to the model that is not a built-in (an exposed agent, an MCP tool). */
+export interface ExtraToolDef {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  kind: 'agent' | 'mcp';
+  /** For kind `agent`: the agent type the call spawns. */
+  agentType?: string;
+}
+
+/** Caps on what a model controls inside the worker. */
+export interface RunCaps {
+  /** Largest tool_result text returned to the model (chars). */
+  maxToolResultChars: number;
+  /** Conversation size beyond which the run fails rather than grow without bound (chars). */
+  maxConversationChars: number;
+  /** Grep: most files it reads, and most matches it keeps. */
+  maxGrepFiles: number;
+  maxGrepMatches: number;
+}
+
+/** Default caps. */
+export const DEFAULT_CAPS: RunCaps = {
+  maxToolResultChars: 100_000,
+  maxConversationChars: 4_000_000,
+  maxGrepFiles: 50_000,
+  maxGrepMatches: 10_000,
+};
+
+/** Everything a worker needs for one run. */
+export interface WorkerRunSpec {
+  agentId: string;
+  parentId?: string;
+  depth: number;
+  agentType: string;
+  description: string;
+  /** The rendered system prompt. */
+  system: string;
+  /** The new user message (the task, or the resume prompt). */
+  prompt: string;
+  /** Earlier conversation, when resuming. */
+  history: ConversationMessage[];
+  /** Built-in and mcp tool names offered to the model (already filtered by the host). */
+  tools: string[];
+  extraTools: ExtraToolDef[];
+  /** Agent types Task may spawn; absent = any. Enforced again by the host. */
+  taskTypes?: string[];
+  model: ModelConfig;
+  maxTurns: number;
+  permissionMode: PermissionMode;
+  /** The project directory, for messages and relative paths shown to the model. */
+  cwd: string;
+  caps: RunCaps;
+  /** Test-only fault injection, honoured only when the host enables it. */
+  fault?: 'throw' | 'exit' | 'oom-small' | 'oom-array' | 'oom-map' | 'spin' | 'hang';
+}
+
+/** What a worker returns when its loop ends by itself (kills are decided by the host). */
+export interface WorkerRunResult {
+  status: Extract<TaskStatus, 'completed' | 'failed' | 'max_turns'>;
+  result: string;
+  error?: WireError;
+  usage: Usage;
+  turns: number;
+  toolCalls: number;
+}
+
+/** Messages the host posts on a run's control port. */
+export type ControlMessage = { type: 'grace'; message: string } | { type: 'cancel' };

@@ -1,0 +1,99 @@
+// TaskInput, TaskOutput and TaskStatus: what a caller asks of the runtime and what it gets back.
+import { z } from 'zod';
+import { WireError } from './errors.js';
+
+/** The seven terminal statuses; every run ends with exactly one. */
+export const TaskStatus = z.enum(['completed', 'failed', 'timeout', 'crashed', 'cancelled', 'budget_exceeded', 'max_turns']);
+/** A terminal status. */
+export type TaskStatus = z.infer<typeof TaskStatus>;
+
+/** The permission modes of DESIGN.md. */
+export const PermissionMode = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
+/** A permission mode. */
+export type PermissionMode = z.infer<typeof PermissionMode>;
+
+/** Token usage, in the Messages API's field names. */
+export const Usage = z.object({
+  input_tokens: z.number().int().min(0),
+  output_tokens: z.number().int().min(0),
+  cache_read_input_tokens: z.number().int().min(0),
+  cache_creation_input_tokens: z.number().int().min(0),
+});
+/** Token usage. */
+export type Usage = z.infer<typeof Usage>;
+
+/** A zero usage record. */
+export function emptyUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+}
+
+/** Adds usage `b` into a new record. */
+export function addUsage(a: Usage, b: Partial<Usage>): Usage {
+  return {
+    input_tokens: a.input_tokens + (b.input_tokens ?? 0),
+    output_tokens: a.output_tokens + (b.output_tokens ?? 0),
+    cache_read_input_tokens: a.cache_read_input_tokens + (b.cache_read_input_tokens ?? 0),
+    cache_creation_input_tokens: a.cache_creation_input_tokens + (b.cache_creation_input_tokens ?? 0),
+  };
+}
+
+/** Tokens counted against budgets: everything the model read or wrote. */
+export function totalTokens(u: Usage): number {
+  return u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+}
+
+/** A request for one agent run. `timeout` is in seconds. */
+export const TaskInput = z.strictObject({
+  subagent_type: z.string().min(1),
+  prompt: z.string().min(1),
+  description: z.string().optional(),
+  model: z.string().min(1).optional(),
+  timeout: z.number().positive().optional(),
+  max_turns: z.number().int().positive().optional(),
+  token_budget: z.number().int().positive().optional(),
+  permission_mode: PermissionMode.optional(),
+  run_in_background: z.boolean().optional(),
+  resume: z.string().min(1).optional(),
+  cwd: z.string().min(1).optional(),
+});
+/** A request for one agent run. */
+export type TaskInput = z.infer<typeof TaskInput>;
+
+/** Why a run crashed or failed, in one word a script can branch on. */
+export const EndReason = z.enum([
+  'out_of_memory',
+  'worker_exit',
+  'worker_error',
+  'idle_timeout',
+  'model_error',
+  'refusal',
+  'tree_budget',
+  'parent_cancelled',
+  'user_cancelled',
+]);
+/** A reason word. */
+export type EndReason = z.infer<typeof EndReason>;
+
+/** The one result of one run. */
+export const TaskOutput = z.object({
+  agentId: z.string(),
+  agentType: z.string(),
+  parentId: z.string().optional(),
+  status: TaskStatus,
+  result: z.string(),
+  error: WireError.extend({ reason: EndReason.optional() }).optional(),
+  usage: Usage,
+  model: z.string(),
+  durationMs: z.number().min(0),
+  turns: z.number().int().min(0),
+  toolCalls: z.number().int().min(0),
+  transcriptPath: z.string(),
+});
+/** The one result of one run. */
+export type TaskOutput = z.infer<typeof TaskOutput>;
+
+/** A one-line usage summary, as the parent model sees it. */
+export function usageLine(o: Pick<TaskOutput, 'usage' | 'durationMs' | 'turns' | 'toolCalls'>): string {
+  const u = o.usage;
+  return `${u.input_tokens} in / ${u.output_tokens} out tokens, ${o.turns} turns, ${o.toolCalls} tool calls, ${(o.durationMs / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,260 @@
+// The tool table: names, input schemas (Claude Code's, so agent files and prompts carry over),
+// the tool -> capability map, profiles, nesting-filtered and concurrency-safe tools.
+import { z } from 'zod';
+import type { CapabilityName } from './capabilities.js';
+
+/** Every built-in tool name. */
+export const ToolName = z.enum([
+  'Read',
+  'Write',
+  'Edit',
+  'Glob',
+  'Grep',
+  'LS',
+  'Bash',
+  'Task',
+  'TaskOutput',
+  'TaskStop',
+  'TodoWrite',
+  'TodoRead',
+  'WebFetch',
+]);
+/** A built-in tool name. */
+export type ToolName = z.infer<typeof ToolName>;
+
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().min(0);
+
+/** Read {file_path, offset?, limit?}: offset is the 1-based first line, limit the line count. */
+export const ReadInput = z.strictObject({
+  file_path: z.string().min(1),
+  offset: positiveInt.optional(),
+  limit: positiveInt.optional(),
+});
+/** Write {file_path, content}. */
+export const WriteInput = z.strictObject({ file_path: z.string().min(1), content: z.string() });
+/** Edit {file_path, old_string, new_string, replace_all?}. */
+export const EditInput = z.strictObject({
+  file_path: z.string().min(1),
+  old_string: z.string(),
+  new_string: z.string(),
+  replace_all: z.boolean().optional(),
+});
+/** Glob {pattern, path?}. */
+export const GlobInput = z.strictObject({ pattern: z.string().min(1), path: z.string().optional() });
+/** Grep: ripgrep-like options with Claude Code's names. */
+export const GrepInput = z.strictObject({
+  pattern: z.string().min(1),
+  path: z.string().optional(),
+  glob: z.string().optional(),
+  type: z.string().optional(),
+  output_mode: z.enum(['content', 'files_with_matches', 'count']).optional(),
+  '-i': z.boolean().optional(),
+  '-n': z.boolean().optional(),
+  '-A': nonNegativeInt.optional(),
+  '-B': nonNegativeInt.optional(),
+  '-C': nonNegativeInt.optional(),
+  head_limit: positiveInt.optional(),
+  multiline: z.boolean().optional(),
+});
+/** LS {path, ignore?}. */
+export const LSInput = z.strictObject({ path: z.string().min(1), ignore: z.array(z.string()).optional() });
+/** Bash {command, timeout? (ms), description?}. */
+export const BashInput = z.strictObject({
+  command: z.string().min(1),
+  timeout: positiveInt.max(600_000).optional(),
+  description: z.string().optional(),
+});
+/** Task: delegate to a subagent. timeout is in seconds. */
+export const TaskToolInput = z.strictObject({
+  description: z.string().min(1),
+  prompt: z.string().min(1),
+  subagent_type: z.string().min(1),
+  model: z.string().optional(),
+  run_in_background: z.boolean().optional(),
+  resume: z.string().optional(),
+  max_turns: positiveInt.optional(),
+  timeout: z.number().positive().optional(),
+});
+/** TaskOutput: wait for (or poll) a background run. timeout in seconds; 0 polls. */
+export const TaskOutputInput = z.strictObject({
+  agent_id: z.string().min(1),
+  block: z.boolean().optional(),
+  timeout: z.number().min(0).optional(),
+});
+/** TaskStop: cancel a background run. */
+export const TaskStopInput = z.strictObject({ agent_id: z.string().min(1) });
+/** One todo item. */
+export const TodoItem = z.strictObject({
+  content: z.string().min(1),
+  status: z.enum(['pending', 'in_progress', 'completed']),
+  activeForm: z.string().optional(),
+  id: z.string().optional(),
+});
+/** A todo item. */
+export type TodoItem = z.infer<typeof TodoItem>;
+/** TodoWrite {todos}: replaces the tree's todo list. */
+export const TodoWriteInput = z.strictObject({ todos: z.array(TodoItem).max(200) });
+/** TodoRead {}. */
+export const TodoReadInput = z.strictObject({});
+/** WebFetch {url, prompt}. */
+export const WebFetchInput = z.strictObject({ url: z.url(), prompt: z.string().optional() });
+
+/** Input schema per tool. */
+export const TOOL_INPUTS = {
+  Read: ReadInput,
+  Write: WriteInput,
+  Edit: EditInput,
+  Glob: GlobInput,
+  Grep: GrepInput,
+  LS: LSInput,
+  Bash: BashInput,
+  Task: TaskToolInput,
+  TaskOutput: TaskOutputInput,
+  TaskStop: TaskStopInput,
+  TodoWrite: TodoWriteInput,
+  TodoRead: TodoReadInput,
+  WebFetch: WebFetchInput,
+} as const satisfies Record<ToolName, z.ZodType>;
+
+/** Capabilities each tool needs on its port. `events.emit` is granted to every run. */
+export const TOOL_CAPABILITIES: Record<ToolName, readonly CapabilityName[]> = {
+  Read: ['fs.read', 'fs.stat'],
+  Write: ['fs.write', 'fs.stat'],
+  Edit: ['fs.read', 'fs.write', 'fs.stat'],
+  Glob: ['fs.glob'],
+  Grep: ['fs.glob', 'fs.readMany', 'fs.stat'],
+  LS: ['fs.list'],
+  Bash: ['exec.run'],
+  Task: ['agents.task'],
+  TaskOutput: ['agents.output'],
+  TaskStop: ['agents.stop'],
+  TodoWrite: ['todos.write'],
+  TodoRead: ['todos.read'],
+  WebFetch: ['web.fetch'],
+};
+
+/** Tools that only read, safe to run in parallel within one model turn. */
+export const CONCURRENCY_SAFE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep', 'LS', 'Task']);
+
+/** Tools a nested agent loses unless its definition sets maxDepth > 0. */
+export const NESTING_FILTERED_TOOLS: ReadonlySet<string> = new Set([
+  'Task',
+  'TaskOutput',
+  'TaskStop',
+  'TodoWrite',
+  'TodoRead',
+]);
+
+/** Tools that change the world: denied in `plan` (read-only) mode. */
+export const MUTATING_TOOLS: ReadonlySet<string> = new Set(['Write', 'Edit', 'Bash']);
+
+/** Named tool sets a definition can use instead of a list. */
+export const Profile = z.enum(['read-only', 'research', 'writer', 'full-access']);
+/** A profile name. */
+export type Profile = z.infer<typeof Profile>;
+
+/** What each profile expands to. */
+export const PROFILES: Record<Profile, readonly ToolName[]> = {
+  'read-only': ['Read', 'Glob', 'Grep', 'LS'],
+  research: ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'TodoWrite', 'TodoRead'],
+  writer: ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'LS', 'TodoWrite', 'TodoRead'],
+  'full-access': ToolName.options,
+};
+
+const MCP_TOOL = /^mcp__[A-Za-z0-9_-]+?__(?:[A-Za-z0-9_-]+|\*)$/;
+const TASK_SPEC = /^Task\s*\(([^)]*)\)$/;
+
+/** One parsed entry of a `tools` field. */
+export type ToolSpec =
+  | { kind: 'tool'; name: ToolName }
+  | { kind: 'all' }
+  | { kind: 'mcp'; name: string }
+  | { kind: 'task'; types: string[] };
+
+/** Splits a comma list of tools, keeping commas inside `Task(...)` with it. */
+export function splitToolList(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of value) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth = Math.max(0, depth - 1);
+    if (ch === ',' && depth === 0) {
+      out.push(current);
+      current = '';
+    } else current += ch;
+  }
+  out.push(current);
+  return out.map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+/** Parses one tool entry; returns an error message for an unknown name. */
+export function parseToolSpec(entry: string): ToolSpec | { error: string } {
+  const name = entry.trim();
+  if (name === '*') return { kind: 'all' };
+  const task = TASK_SPEC.exec(name);
+  if (task) {
+    const types = (task[1] ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t.length > 0);
+    const bad = types.find((t) => !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(t) && t !== '*');
+    if (bad !== undefined) return { error: `Task(...) names an invalid agent type "${bad}"` };
+    return types.length === 0 || types.includes('*') ? { kind: 'tool', name: 'Task' } : { kind: 'task', types };
+  }
+  if (MCP_TOOL.test(name)) return { kind: 'mcp', name };
+  const known = ToolName.safeParse(name);
+  if (known.success) return { kind: 'tool', name: known.data };
+  const hint = closest(name, [...ToolName.options, '*']);
+  return { error: `unknown tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}` };
+}
+
+/** The nearest candidate by edit distance (case-insensitive), if close enough to be a typo. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  const w = word.toLowerCase();
+  for (const candidate of candidates) {
+    const d = editDistance(w, candidate.toLowerCase());
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  const normalized = (s: string) => s.toLowerCase().replace(/[-_]/g, '');
+  if (best !== undefined && normalized(best) === normalized(word)) return best;
+  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] ?? 0;
+      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+/** True when `tool` (a concrete tool or mcp name) is matched by a pattern in `list` (`*`, `mcp__s__*`). */
+export function toolMatches(tool: string, pattern: string): boolean {
+  if (pattern === '*' || pattern === tool) return true;
+  if (pattern.endsWith('__*')) return tool.startsWith(pattern.slice(0, -1));
+  return TASK_SPEC.test(pattern) && tool === 'Task';
+}
+
+/** The capabilities a set of tools implies (always including `events.emit`). */
+export function capabilitiesFor(tools: readonly string[]): CapabilityName[] {
+  const caps = new Set<CapabilityName>(['events.emit']);
+  for (const tool of tools) {
+    if (tool.startsWith('mcp__')) caps.add('mcp.call');
+    const known = ToolName.safeParse(tool);
+    if (known.success) for (const cap of TOOL_CAPABILITIES[known.data]) caps.add(cap);
+  }
+  return [...caps];
+}
