@@ -67,6 +67,8 @@ export const AgentEvent = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('usage'), usage: Usage }),
   z.object({ ...base, type: z.literal('todo-update'), todos: z.array(TodoItem) }),
   z.object({ ...base, type: z.literal('notice'), level: z.enum(['info', 'warn']), message: z.string() }),
+  /** One recorded model exchange (only with --record), for the host to write a cassette. */
+  z.object({ ...base, type: z.literal('model-exchange'), exchange: z.unknown() }),
   z.object({ ...base, type: z.literal('agent-end'), output: TaskOutput }),
 ]);
 /** An event of a run. */

@@ -1,0 +1,106 @@
+// The host side of delegation: `agents.task` (spawn a child, in the foreground or background),
+// `agents.output`, `agents.stop`, and the tree's todo list. A blocked parent lends its slot to its
+// children so nested trees cannot deadlock the pool.
+import type { BackgroundHandle, Capabilities } from '../../shared/capabilities.js';
+import { CadreError, fail, ok } from '../../shared/errors.js';
+import type { TaskOutput } from '../../shared/task.js';
+import { parseRequest } from '../capabilities/fs-handlers.js';
+import { decide } from '../capabilities/policy.js';
+import { maySpawn } from './grant.js';
+import { launch, type RunNode } from './launcher.js';
+import type { RuntimeCore } from './runtime-core.js';
+
+/** Builds the delegation handlers of one run. */
+export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Capabilities> {
+  const task: Capabilities['agents.task'] = async (raw) => {
+    try {
+      const input = parseRequest('agents.task', raw);
+      const exposed = core.exposedTools(node.agentType).some((t) => t.agentType === input.subagent_type);
+      const allowed = exposed ? true : maySpawn(node.grant, input.subagent_type);
+      if (allowed !== true) throw new CadreError('not_granted', allowed);
+      if (!core.hasAgent(input.subagent_type)) {
+        throw new CadreError('not_found', `unknown agent type "${input.subagent_type}"; available: ${core.agentNames().join(', ')}`);
+      }
+      if (node.tree.exhausted()) {
+        throw new CadreError('budget_exceeded', `the agent tree has spent its token budget of ${node.tree.tokenBudget}; no new subagents can start — finish with what you have`);
+      }
+      const verdict = decide({ capability: 'agents.task', agentType: input.subagent_type, projectDir: core.cwd, mode: node.grant.mode, rules: core.rules });
+      if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
+      if (input.resume && core.running.has(input.resume)) throw new CadreError('invalid_input', `run ${input.resume} is still going; wait for it with TaskOutput`);
+      const { node: child } = await launch(core, input, node.tree, node);
+      if (input.run_in_background) {
+        core.background.set(child.agentId, child);
+        const handle: BackgroundHandle = { agentId: child.agentId, status: 'running', transcriptPath: child.transcriptPath };
+        return ok(handle);
+      }
+      return ok(await waitLendingSlot(core, node, child.done));
+    } catch (error) {
+      return fail(error);
+    }
+  };
+
+  const output: Capabilities['agents.output'] = async (raw) => {
+    try {
+      const req = parseRequest('agents.output', raw);
+      const child = core.background.get(req.agentId);
+      if (!child || child.tree !== node.tree) throw new CadreError('not_found', `no background run ${req.agentId} in this task tree`);
+      const timeoutMs = req.timeoutMs ?? 30_000;
+      let timer: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([
+        child.done,
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs))),
+      ]);
+      clearTimeout(timer);
+      const value: TaskOutput | { agentId: string; status: 'running' } = waited ?? { agentId: child.agentId, status: 'running' };
+      return ok(value);
+    } catch (error) {
+      return fail(error);
+    }
+  };
+
+  const stop: Capabilities['agents.stop'] = async (raw) => {
+    try {
+      const req = parseRequest('agents.stop', raw);
+      const child = core.background.get(req.agentId);
+      if (!child || child.tree !== node.tree) throw new CadreError('not_found', `no background run ${req.agentId} in this task tree`);
+      const running = core.running.has(child.agentId);
+      child.cancel.abort({ endReason: 'user_cancelled' });
+      await child.done;
+      return ok({ agentId: child.agentId, stopped: running });
+    } catch (error) {
+      return fail(error);
+    }
+  };
+
+  const todosRead: Capabilities['todos.read'] = async () => ok(node.tree.todos);
+  const todosWrite: Capabilities['todos.write'] = async (raw) => {
+    try {
+      const req = parseRequest('todos.write', raw);
+      node.tree.todos = req.todos;
+      node.tree.emit({ type: 'todo-update', agentId: node.agentId, depth: node.depth, at: Date.now(), todos: req.todos, ...(node.parent ? { parentId: node.parent.agentId } : {}) });
+      return ok(req.todos);
+    } catch (error) {
+      return fail(error);
+    }
+  };
+
+  return { 'agents.task': task, 'agents.output': output, 'agents.stop': stop, 'todos.read': todosRead, 'todos.write': todosWrite };
+}
+
+/** Waits for a child while the parent's slot serves others, then takes a slot back. */
+async function waitLendingSlot<T>(core: RuntimeCore, node: RunNode, work: Promise<T>): Promise<T> {
+  const lent = node.holdsSlot;
+  if (lent) {
+    node.holdsSlot = false;
+    core.scheduler.release();
+  }
+  try {
+    return await work;
+  } finally {
+    if (lent) {
+      // Returning parents go first: their children are done and they hold a thread already.
+      await core.scheduler.acquire(node.depth + 1000, undefined, true);
+      node.holdsSlot = true;
+    }
+  }
+}

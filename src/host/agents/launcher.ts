@@ -1,0 +1,182 @@
+// Starts one agent run: resolves its definition, grant, model and limits; opens its transcript;
+// waits for a slot; runs it in a worker; and turns how it ended into one TaskOutput. Children
+// started through `agents.task` come back here with their parent's node.
+import { randomUUID } from 'node:crypto';
+import type { LoadedAgent } from '../../shared/agent-definition.js';
+import { renderPrompt } from '../../shared/agent-definition.js';
+import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
+import { CadreError, toWire } from '../../shared/errors.js';
+import { DEFAULT_CAPS, type ExtraToolDef, type WorkerRunSpec } from '../../shared/run-spec.js';
+import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
+import { capabilitiesFor } from '../../shared/tools.js';
+import type { RunEnd } from '../pool/run-controller.js';
+import { runToEnd } from '../pool/run-controller.js';
+import { childGrant, rootGrant, type Grant } from './grant.js';
+import { modelConfigFor, pickModel } from './model-resolve.js';
+import type { RuntimeCore } from './runtime-core.js';
+import type { AgentTree } from './tree.js';
+
+/** A run in progress, as its children and the runtime see it. */
+export interface RunNode {
+  agentId: string;
+  agentType: string;
+  depth: number;
+  parent: RunNode | undefined;
+  grant: Grant;
+  modelName: string;
+  tree: AgentTree;
+  cancel: AbortController;
+  transcriptPath: string;
+  done: Promise<TaskOutput>;
+  /** Whether the run currently holds a scheduler slot (a blocked parent lends it out). */
+  holdsSlot: boolean;
+}
+
+/** What `launch` returns at once; `node.done` settles with the output. */
+export interface Launch {
+  node: RunNode;
+}
+
+/** Starts a run. Throws a CadreError (at once) for requests that cannot start. */
+export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTree, parent?: RunNode): Promise<Launch> {
+  const def = core.agent(input.subagent_type);
+  const grant = parent ? childGrant(parent.grant, def, input.permission_mode) : rootGrant(def, input.permission_mode ?? core.config.permissions.defaultMode, core.config.maxDepth);
+  const modelName = core.options.model && !parent ? pickModel(input.model ?? core.options.model, def.model, undefined, core.config) : pickModel(input.model, def.model, parent?.modelName, core.config);
+  const timeoutS = input.timeout ?? def.timeout ?? core.config.timeout;
+  const idleS = def.idleTimeout ?? core.config.idleTimeout;
+  const model = modelConfigFor(modelName, core.config, core.env, {
+    streamIdleTimeoutMs: Math.min(idleS * 1000, timeoutS * 1000),
+    ...(core.cassette !== undefined ? { cassette: core.cassette } : {}),
+    ...(core.options.record ? { record: true } : {}),
+  });
+
+  let history: ConversationMessage[] = [];
+  let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;
+  if (input.resume) {
+    const resumed = await core.resumable(input.resume);
+    history = resumed.messages;
+    agentId = input.resume;
+  }
+  const transcript = await core.openTranscript(agentId);
+  const depth = parent ? parent.depth + 1 : 0;
+  let resolveDone!: (output: TaskOutput) => void;
+  const node: RunNode = {
+    agentId,
+    agentType: def.name,
+    depth,
+    parent,
+    grant,
+    modelName: model.model,
+    tree,
+    cancel: new AbortController(),
+    transcriptPath: transcript.path,
+    done: new Promise<TaskOutput>((resolve) => (resolveDone = resolve)),
+    holdsSlot: false,
+  };
+  if (parent) parent.cancel.signal.addEventListener('abort', () => node.cancel.abort({ endReason: 'parent_cancelled' }), { once: true });
+  core.running.set(agentId, node);
+
+  const stamp = { agentId, depth, at: Date.now(), ...(parent ? { parentId: parent.agentId } : {}) };
+  const deliver = (event: AgentEvent) => {
+    transcript.append(event);
+    tree.emit(event);
+  };
+  deliver({ ...stamp, type: 'agent-start', agentType: def.name, model: model.model, description: input.description ?? def.description, prompt: input.prompt });
+  if (model.provider === 'offline' && depth === 0) {
+    deliver({ ...stamp, type: 'notice', level: 'warn', message: 'no API key configured: running on the embedded offline model (set ANTHROPIC_API_KEY for a real one)' });
+  }
+
+  const started = performance.now();
+  const finish = (end: RunEnd) => {
+    const output: TaskOutput = {
+      agentId,
+      agentType: def.name,
+      ...(parent ? { parentId: parent.agentId } : {}),
+      status: end.status,
+      result: end.result,
+      ...(end.error ? { error: end.error } : {}),
+      usage: end.usage,
+      model: model.model,
+      durationMs: Math.round(performance.now() - started),
+      turns: end.turns,
+      toolCalls: end.toolCalls,
+      transcriptPath: transcript.path,
+    };
+    tree.record(agentId, end.usage);
+    deliver({ ...stamp, at: Date.now(), type: 'agent-end', output });
+    core.running.delete(agentId);
+    node.cancel.abort({ endReason: 'parent_cancelled' });
+    void transcript.close(output).then(() => resolveDone(output), () => resolveDone(output));
+  };
+
+  void (async () => {
+    try {
+      await core.scheduler.acquire(depth, node.cancel.signal);
+      node.holdsSlot = true;
+    } catch (error) {
+      const wire = toWire(error);
+      const cancelled = node.cancel.signal.aborted;
+      finish({ status: cancelled ? 'cancelled' : 'failed', result: '', error: wire, usage: emptyUsage(), turns: 0, toolCalls: 0, durationMs: 0 });
+      return;
+    }
+    const spec = buildSpec(core, node, def, input, history, model, grant);
+    const runBudget = input.token_budget ?? def.tokenBudget;
+    const end = await runToEnd(
+      core.executor,
+      spec,
+      {
+        granted: [...capabilitiesFor(grant.tools), ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : [])],
+        handlers: (ctx) => core.handlersFor(node, ctx),
+        onEvent: (event) => {
+          if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
+          if (event.type === 'usage') tree.record(agentId, event.usage);
+          deliver(event);
+        },
+        checkBudget: (usage) => {
+          if (runBudget !== undefined && totalTokens(usage) >= runBudget) return `run token budget of ${runBudget} exhausted (${totalTokens(usage)} tokens used)`;
+          if (tree.exhausted()) return `tree token budget of ${tree.tokenBudget} exhausted`;
+          return undefined;
+        },
+      },
+      { timeoutMs: timeoutS * 1000, idleTimeoutMs: idleS * 1000 },
+      node.cancel.signal,
+    ).catch((error: unknown): RunEnd => ({ status: 'crashed', result: '', error: toWire(error), usage: emptyUsage(), turns: 0, toolCalls: 0, durationMs: 0 }));
+    if (node.holdsSlot) core.scheduler.release();
+    node.holdsSlot = false;
+    const cancelReason = (node.cancel.signal.reason as { endReason?: string } | undefined)?.endReason;
+    if (end.status === 'cancelled' && cancelReason === 'parent_cancelled' && end.error) end.error = { ...end.error, reason: 'parent_cancelled', message: 'cancelled because its parent ended' };
+    finish(end);
+  })();
+  return { node };
+}
+
+function buildSpec(core: RuntimeCore, node: RunNode, def: LoadedAgent, input: TaskInput, history: ConversationMessage[], model: WorkerRunSpec['model'], grant: Grant): WorkerRunSpec {
+  const rendered = renderPrompt(def.prompt, input.prompt);
+  const extraTools: ExtraToolDef[] = grant.tools.includes('Task') || node.depth === 0 ? core.exposedTools(def.name) : [];
+  const fault = core.options.allowFaultInjection ? core.faultFor(input) : undefined;
+  return {
+    agentId: node.agentId,
+    ...(node.parent ? { parentId: node.parent.agentId } : {}),
+    depth: node.depth,
+    agentType: def.name,
+    description: input.description ?? def.description,
+    system: rendered.system,
+    prompt: input.prompt,
+    history,
+    tools: grant.tools,
+    extraTools,
+    ...(grant.taskTypes ? { taskTypes: grant.taskTypes } : {}),
+    model,
+    maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
+    permissionMode: grant.mode,
+    cwd: core.cwd,
+    caps: DEFAULT_CAPS,
+    ...(fault ? { fault } : {}),
+  };
+}
+
+/** Turns a launch failure into the error a caller sees. */
+export function launchError(error: unknown): CadreError {
+  const wire = toWire(error);
+  return new CadreError(wire.code, wire.message, wire.details);
+}

@@ -1,0 +1,89 @@
+// Which model a run uses and how to reach it: call > definition > `inherit` (the parent's) >
+// configured default; aliases map through config; `provider:model` names a configured provider;
+// with no key configured anywhere, the embedded offline model.
+import { CadreError } from '../../shared/errors.js';
+import type { ModelConfig } from '../../shared/run-spec.js';
+import type { CadreConfig } from '../config.js';
+
+/** Built-in alias targets, overridable in config `models`. */
+export const DEFAULT_ALIASES = {
+  haiku: 'claude-haiku-4-5',
+  sonnet: 'claude-sonnet-4-5',
+  opus: 'claude-opus-4-1',
+} as const;
+
+/** The environment variables the anthropic client honours. */
+export interface ModelEnv {
+  ANTHROPIC_API_KEY?: string | undefined;
+  ANTHROPIC_AUTH_TOKEN?: string | undefined;
+  ANTHROPIC_BASE_URL?: string | undefined;
+  [name: string]: string | undefined;
+}
+
+/** Picks the model name: call > definition > inherit (parent) > configured default. */
+export function pickModel(call: string | undefined, definition: string | undefined, parent: string | undefined, config: CadreConfig): string {
+  if (call && call !== 'inherit') return call;
+  if (definition && definition !== 'inherit') return definition;
+  if (parent) return parent;
+  return config.defaultModel ?? 'sonnet';
+}
+
+/** True when no real model is reachable: no key, token or base URL in the environment. */
+export function noModelConfigured(env: ModelEnv): boolean {
+  return !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL;
+}
+
+/** Builds a run's ModelConfig from a model name. Throws a user-fault CadreError for bad names. */
+export function modelConfigFor(
+  name: string,
+  config: CadreConfig,
+  env: ModelEnv,
+  extra: { streamIdleTimeoutMs: number; cassette?: string; record?: boolean },
+): ModelConfig {
+  const base = { maxTokens: 8192, streamIdleTimeoutMs: extra.streamIdleTimeoutMs, maxRetries: 2 };
+  if (name === 'offline') return { ...base, provider: 'offline', model: 'offline' };
+  if (name === 'replay' || extra.cassette !== undefined) {
+    if (extra.cassette === undefined) throw new CadreError('invalid_input', 'model "replay" needs a cassette (--replay FILE)');
+    return { ...base, provider: 'replay', model: 'replay', cassette: extra.cassette };
+  }
+  const colon = name.indexOf(':');
+  if (colon > 0) {
+    const providerName = name.slice(0, colon);
+    const provider = config.providers[providerName];
+    if (!provider) {
+      const known = Object.keys(config.providers);
+      throw new CadreError(
+        'invalid_input',
+        `model "${name}": no provider "${providerName}" in config providers (${known.length ? `configured: ${known.join(', ')}` : 'none configured'})`,
+      );
+    }
+    const apiKey = provider.apiKeyEnv ? env[provider.apiKeyEnv] : undefined;
+    const authToken = provider.authTokenEnv ? env[provider.authTokenEnv] : undefined;
+    return {
+      ...base,
+      provider: 'anthropic',
+      model: resolveAlias(name.slice(colon + 1), config),
+      baseURL: provider.baseURL,
+      // Local servers (Ollama, vLLM) often need no key; the SDK still wants one.
+      ...(authToken ? { authToken } : { apiKey: apiKey ?? 'unused' }),
+      ...(extra.record ? { record: true } : {}),
+    };
+  }
+  if (noModelConfigured(env)) return { ...base, provider: 'offline', model: 'offline' };
+  return {
+    ...base,
+    provider: 'anthropic',
+    model: resolveAlias(name, config),
+    ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
+    ...(env.ANTHROPIC_API_KEY ? { apiKey: env.ANTHROPIC_API_KEY } : {}),
+    ...(env.ANTHROPIC_AUTH_TOKEN ? { authToken: env.ANTHROPIC_AUTH_TOKEN } : {}),
+    ...(!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_AUTH_TOKEN ? { apiKey: 'unused' } : {}),
+    ...(extra.record ? { record: true } : {}),
+  };
+}
+
+/** Maps haiku/sonnet/opus through config, then the built-in defaults. */
+export function resolveAlias(name: string, config: CadreConfig): string {
+  if (name === 'haiku' || name === 'sonnet' || name === 'opus') return config.models[name] ?? DEFAULT_ALIASES[name];
+  return name;
+}

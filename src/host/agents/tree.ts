@@ -1,0 +1,41 @@
+// State shared by one agent tree (a top-level run and its descendants): token accounting against
+// the tree budget, the todo list, and the event listeners of the caller that started it.
+import type { AgentEvent } from '../../shared/events.js';
+import { addUsage, emptyUsage, totalTokens, type Usage } from '../../shared/task.js';
+import type { TodoItem } from '../../shared/tools.js';
+
+/** One agent tree. */
+export class AgentTree {
+  usage: Usage = emptyUsage();
+  todos: TodoItem[] = [];
+  private readonly perRun = new Map<string, Usage>();
+
+  constructor(
+    readonly id: string,
+    readonly tokenBudget: number | undefined,
+    readonly listeners: ((event: AgentEvent) => void)[] = [],
+  ) {}
+
+  /** Records a run's cumulative usage; returns the tree's total tokens. */
+  record(agentId: string, cumulative: Usage): number {
+    const before = this.perRun.get(agentId) ?? emptyUsage();
+    this.perRun.set(agentId, cumulative);
+    this.usage = addUsage(this.usage, {
+      input_tokens: cumulative.input_tokens - before.input_tokens,
+      output_tokens: cumulative.output_tokens - before.output_tokens,
+      cache_read_input_tokens: cumulative.cache_read_input_tokens - before.cache_read_input_tokens,
+      cache_creation_input_tokens: cumulative.cache_creation_input_tokens - before.cache_creation_input_tokens,
+    });
+    return totalTokens(this.usage);
+  }
+
+  /** True when the tree has spent its budget. */
+  exhausted(): boolean {
+    return this.tokenBudget !== undefined && totalTokens(this.usage) >= this.tokenBudget;
+  }
+
+  /** Delivers an event to the tree's listeners. */
+  emit(event: AgentEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}

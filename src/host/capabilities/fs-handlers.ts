@@ -1,0 +1,197 @@
+// The file and command capabilities of one run: parse the worker's request, resolve every path
+// (realpath), ask the one policy function, wait for approval when it says `ask`, audit, and only
+// then perform the effect.
+import path from 'node:path';
+import type { Capabilities, CapabilityName } from '../../shared/capabilities.js';
+import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
+import type { PermissionMode } from '../../shared/task.js';
+import { formatZodError } from '../../shared/zod-format.js';
+import type { ApprovalBroker } from '../approvals/broker.js';
+import type { AuditLog } from './audit.js';
+import { runCommand } from './exec.js';
+import { glob } from './fs/glob.js';
+import { list } from './fs/list.js';
+import { readMany } from './fs/read-many.js';
+import { readText } from './fs/read.js';
+import { stat } from './fs/stat.js';
+import { writeAtomic } from './fs/write.js';
+import { resolvePath, type ResolvedPath } from './paths.js';
+import { decide } from './policy.js';
+import type { PolicyInput, PolicyRules } from './policy/types.js';
+import { CapabilityRequests } from './requests.js';
+
+/** Who is calling and under which rules. */
+export interface EffectContext {
+  agentId: string;
+  agentType: string;
+  projectDir: string;
+  extraRoots: string[];
+  homeDir: string;
+  mode: PermissionMode;
+  rules: PolicyRules;
+  sandbox: 'auto' | 'required' | 'off';
+  approvals: ApprovalBroker;
+  audit: AuditLog | undefined;
+  /** Aborts when the run ends: in-flight commands are killed. */
+  signal: AbortSignal;
+  /** Stops the run's clock while a person answers an approval. */
+  pauseClock: () => () => void;
+}
+
+type Handler<K extends CapabilityName> = Capabilities[K];
+
+/** Parses a request or throws `invalid_input` naming the field. */
+export function parseRequest<K extends keyof typeof CapabilityRequests>(name: K, raw: unknown): ReturnType<(typeof CapabilityRequests)[K]['parse']> {
+  const parsed = CapabilityRequests[name].safeParse(raw);
+  if (!parsed.success) throw new CadreError('invalid_input', formatZodError(parsed.error, name).join('; '));
+  return parsed.data as ReturnType<(typeof CapabilityRequests)[K]['parse']>;
+}
+
+/** Runs the policy (and the approval queue) for one call; throws when denied. */
+async function authorize(ctx: EffectContext, input: Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>, summary: string): Promise<string> {
+  const verdict = decide({ ...input, projectDir: ctx.projectDir, extraRoots: ctx.extraRoots, homeDir: ctx.homeDir, mode: ctx.mode, rules: ctx.rules });
+  if (verdict.decision === 'allow') return verdict.reason;
+  if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
+  const resume = ctx.pauseClock();
+  try {
+    const answer = await ctx.approvals.request({
+      agentId: ctx.agentId,
+      agentType: ctx.agentType,
+      capability: input.capability,
+      summary,
+      reason: verdict.reason,
+      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+    });
+    if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
+    return answer.reason;
+  } finally {
+    resume();
+  }
+}
+
+/** Wraps an effect with timing and the audit log; every result is an envelope. */
+function audited<T>(ctx: EffectContext, capability: string, summary: string, work: () => Promise<{ value: T; reason: string }>): Promise<Envelope<T>> {
+  const started = performance.now();
+  return work().then(
+    ({ value, reason }) => {
+      ctx.audit?.record({ at: Date.now(), agentId: ctx.agentId, agentType: ctx.agentType, capability, args: summary, decision: 'allow', reason, durationMs: performance.now() - started, ok: true });
+      return ok(value);
+    },
+    (error: unknown) => {
+      const envelope = fail(error);
+      const code = envelope.ok ? undefined : envelope.error.code;
+      const denied = code === 'permission_denied' || code === 'approval_denied' || code === 'path_outside_project' || code === 'sensitive_path';
+      ctx.audit?.record({
+        at: Date.now(),
+        agentId: ctx.agentId,
+        agentType: ctx.agentType,
+        capability,
+        args: summary,
+        decision: denied ? 'deny' : 'allow',
+        reason: envelope.ok ? '' : envelope.error.message,
+        durationMs: performance.now() - started,
+        ok: false,
+        ...(code ? { errorCode: code } : {}),
+      });
+      return envelope;
+    },
+  );
+}
+
+/** Builds the fs.* and exec.run handlers of one run. */
+export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
+  const resolve = (p: string): Promise<ResolvedPath> => resolvePath(p, ctx.projectDir);
+  const roots = [ctx.projectDir, ...ctx.extraRoots];
+  const read: Handler<'fs.read'> = (raw) => {
+    const summary = String((raw as { path?: unknown })?.path ?? '');
+    return audited(ctx, 'fs.read', summary, async () => {
+      const req = parseRequest('fs.read', raw);
+      const target = await resolve(req.path);
+      const reason = await authorize(ctx, { capability: 'fs.read', path: target }, `read ${req.path}`);
+      const value = await readText(target.real, { ...(req.offset ? { offset: req.offset } : {}), ...(req.limit ? { limit: req.limit } : {}) });
+      return { value: { ...value, path: target.absolute }, reason };
+    });
+  };
+  const readManyHandler: Handler<'fs.readMany'> = (raw) =>
+    audited(ctx, 'fs.readMany', `${String((raw as { paths?: unknown[] })?.paths?.length ?? 0)} files`, async () => {
+      const req = parseRequest('fs.readMany', raw);
+      const targets = await Promise.all(req.paths.map(resolve));
+      // Each path is judged on its own: denied ones are skipped, never read.
+      const allowed: ResolvedPath[] = [];
+      const skipped: { path: string; reason: string }[] = [];
+      for (const t of targets) {
+        const v = decide({ capability: 'fs.read', path: t, projectDir: ctx.projectDir, extraRoots: ctx.extraRoots, homeDir: ctx.homeDir, mode: ctx.mode, rules: ctx.rules });
+        if (v.decision === 'allow') allowed.push(t);
+        else skipped.push({ path: t.requested, reason: v.reason });
+      }
+      const result = await readMany(allowed.map((t) => t.real), req.maxBytesPerFile);
+      const byReal = new Map(allowed.map((t) => [t.real, t.requested]));
+      return {
+        value: {
+          files: result.files.map((f) => ({ path: byReal.get(f.path) ?? f.path, content: f.content })),
+          skipped: [...skipped, ...result.skipped.map((s) => ({ path: byReal.get(s.path) ?? s.path, reason: s.reason }))],
+        },
+        reason: `${allowed.length} of ${targets.length} paths allowed`,
+      };
+    });
+  const globHandler: Handler<'fs.glob'> = (raw) =>
+    audited(ctx, 'fs.glob', String((raw as { pattern?: unknown })?.pattern ?? ''), async () => {
+      const req = parseRequest('fs.glob', raw);
+      const target = await resolve(req.path ?? '.');
+      const reason = await authorize(ctx, { capability: 'fs.glob', path: target, pattern: req.pattern }, `glob ${req.pattern}`);
+      const value = await glob(target.real, req.pattern, { projectDir: ctx.projectDir, roots, ...(req.limit ? { limit: req.limit } : {}) });
+      return { value, reason };
+    });
+  const statHandler: Handler<'fs.stat'> = (raw) =>
+    audited(ctx, 'fs.stat', String((raw as { path?: unknown })?.path ?? ''), async () => {
+      const req = parseRequest('fs.stat', raw);
+      const target = await resolve(req.path);
+      const reason = await authorize(ctx, { capability: 'fs.stat', path: target }, `stat ${req.path}`);
+      return { value: { ...(await stat(target.real)), path: target.absolute }, reason };
+    });
+  const listHandler: Handler<'fs.list'> = (raw) =>
+    audited(ctx, 'fs.list', String((raw as { path?: unknown })?.path ?? ''), async () => {
+      const req = parseRequest('fs.list', raw);
+      const target = await resolve(req.path);
+      const reason = await authorize(ctx, { capability: 'fs.list', path: target }, `list ${req.path}`);
+      return { value: { ...(await list(target.real, req.ignore ?? [])), path: target.absolute }, reason };
+    });
+  const write: Handler<'fs.write'> = (raw) => {
+    const r = raw as { path?: unknown; content?: unknown };
+    const summary = `${String(r?.path ?? '')} (${typeof r?.content === 'string' ? r.content.length : 0} chars)`;
+    return audited(ctx, 'fs.write', summary, async () => {
+      const req = parseRequest('fs.write', raw);
+      const target = await resolve(req.path);
+      const reason = await authorize(ctx, { capability: 'fs.write', path: target }, `write ${req.path} (${req.content.length} chars)`);
+      const value = await writeAtomic(target.real, req.content, req.expectedMtimeMs === undefined ? {} : { expectedMtimeMs: req.expectedMtimeMs });
+      return { value: { ...value, path: target.absolute }, reason };
+    });
+  };
+  const exec: Handler<'exec.run'> = (raw) =>
+    audited(ctx, 'exec.run', String((raw as { command?: unknown })?.command ?? '').slice(0, 200), async () => {
+      const req = parseRequest('exec.run', raw);
+      const reason = await authorize(ctx, { capability: 'exec.run', command: req.command }, `run: ${req.command}`);
+      const value = await runCommand({
+        command: req.command,
+        cwd: ctx.projectDir,
+        sandbox: ctx.sandbox,
+        signal: ctx.signal,
+        ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
+      });
+      return { value, reason };
+    });
+  return {
+    'fs.read': read,
+    'fs.readMany': readManyHandler,
+    'fs.glob': globHandler,
+    'fs.stat': statHandler,
+    'fs.list': listHandler,
+    'fs.write': write,
+    'exec.run': exec,
+  };
+}
+
+/** The project directory's real path (the jail's root). */
+export function projectRoot(dir: string): string {
+  return path.resolve(dir);
+}

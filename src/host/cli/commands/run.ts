@@ -1,0 +1,56 @@
+// `cadre run <agent> <prompt...>`: one agent run; prints its final text, or with --json one
+// TaskOutput object. Progress goes to stderr. Exit 0 only when the run completed.
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { UsageError } from '../context.js';
+import { progressPrinter } from './progress.js';
+import { addRunFlags, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
+
+/** Registers `cadre run`. */
+export function registerRunCommand(program: Command, ctx: CliContext): void {
+  addRunFlags(
+    program
+      .command('run')
+      .description('run one agent on a task and print its final report')
+      .argument('<agent>', 'agent type (see `cadre agents list`)')
+      .argument('<prompt...>', 'the task'),
+  )
+    .option('--record <file>', 'record every model exchange to a cassette file')
+    .option('--replay <file>', 'replay a recorded cassette instead of calling a model')
+    .action(async (agent: string, words: string[], flags: RunFlags, command: Command) => {
+      const prompt = words.join(' ').trim();
+      if (!prompt) throw new UsageError('run: the prompt is empty');
+      const timeout = positive('--timeout', flags.timeout);
+      const maxTurns = positive('--max-turns', flags.maxTurns, true);
+      const runtime = await runtimeFromFlags(command, ctx, flags);
+      const onSigint = () => runtime.stop(handleId ?? '');
+      let handleId: string | undefined;
+      process.once('SIGINT', onSigint);
+      try {
+        const handle = await runtime.task(
+          {
+            subagent_type: agent,
+            prompt,
+            ...(timeout ? { timeout } : {}),
+            ...(maxTurns ? { max_turns: maxTurns } : {}),
+          },
+          {
+            onEvent: (event) => {
+              if (event.type === 'agent-start' && event.depth === 0) handleId = event.agentId;
+              progressPrinter(ctx.io)(event);
+            },
+          },
+        );
+        const output = await handle.result;
+        if (flags.json) ctx.io.stdout(`${JSON.stringify(output, null, 2)}\n`);
+        else {
+          ctx.io.stdout(output.result.endsWith('\n') ? output.result : `${output.result}\n`);
+          if (output.status !== 'completed') ctx.io.stderr(`cadre: run ${output.status}${output.error ? `: ${output.error.message}` : ''}\n`);
+        }
+        ctx.exitCode = output.status === 'completed' ? 0 : 1;
+      } finally {
+        process.off('SIGINT', onSigint);
+        await runtime.close();
+      }
+    });
+}

@@ -1,0 +1,142 @@
+// How a run's worker is started, in either isolation mode. The controller sees one shape: the host
+// ends of the capability and control channels, a promise of the worker's result, a heap probe and
+// a kill. Thread mode uses the Piscina pool; process mode a child process per run.
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { MessageChannel, type Worker } from 'node:worker_threads';
+import { channelEndpoint, portEndpoint, type Endpoint } from '../../shared/endpoint.js';
+import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
+import type { ThreadPool } from './thread-pool.js';
+import { DIST_DIR, hostHeapSamplingSupported, permissionFlags } from './worker-flags.js';
+
+/** A started run's worker, as the controller drives it. */
+export interface Launched {
+  caps: Endpoint;
+  control: Endpoint;
+  done: Promise<WorkerRunResult>;
+  /** Used and limit heap bytes, where the platform can sample a worker from outside. */
+  heap(): { used: number; limit: number } | undefined;
+  /** Releases channels after the run. */
+  dispose(): void;
+}
+
+/** Starts workers. `signal` aborting means: terminate now. */
+export interface Executor {
+  readonly mode: 'thread' | 'process';
+  launch(spec: WorkerRunSpec, signal: AbortSignal): Launched;
+}
+
+/** Runs each agent in a Piscina thread. */
+export function threadExecutor(pool: ThreadPool): Executor {
+  return {
+    mode: 'thread',
+    launch(spec, signal) {
+      const caps = new MessageChannel();
+      const control = new MessageChannel();
+      let worker: Worker | undefined;
+      const hostControl = portEndpoint(control.port1);
+      // The worker says which thread it is on, so the host can sample that thread's heap.
+      const hello = (event: { data: unknown }) => {
+        const data = event.data as { type?: string; threadId?: number } | null;
+        if (data?.type === 'hello') worker = pool.threads().find((w) => w.threadId === data.threadId);
+      };
+      hostControl.addEventListener('message', hello);
+      const done = pool.run({ spec, caps: caps.port2, control: control.port2 }, signal);
+      return {
+        caps: portEndpoint(caps.port1),
+        control: hostControl,
+        done,
+        heap: () => sampleThread(worker),
+        dispose: () => {
+          hostControl.removeEventListener('message', hello);
+          caps.port1.close();
+          control.port1.close();
+        },
+      };
+    },
+  };
+}
+
+let lastSample = new WeakMap<Worker, { used: number; limit: number }>();
+
+function sampleThread(worker: Worker | undefined): { used: number; limit: number } | undefined {
+  if (!worker || !hostHeapSamplingSupported()) return undefined;
+  const w = worker as unknown as { getHeapStatistics?: () => Promise<{ used_heap_size: number; heap_size_limit: number }> };
+  if (typeof w.getHeapStatistics !== 'function') return undefined;
+  // getHeapStatistics is asynchronous: report the previous sample and request the next one.
+  w.getHeapStatistics()
+    .then((s) => lastSample.set(worker, { used: s.used_heap_size, limit: s.heap_size_limit }))
+    .catch(() => undefined);
+  return lastSample.get(worker);
+}
+
+/** Forgets cached heap samples (tests). */
+export function resetHeapSamples(): void {
+  lastSample = new WeakMap();
+}
+
+/** Options of process isolation. */
+export interface ProcessExecutorOptions {
+  memoryLimitMb: number;
+  permission?: boolean;
+}
+
+/** The compiled entry of process isolation mode. */
+export const PROCESS_ENTRY = path.join(DIST_DIR, 'worker', 'process-entry.js');
+
+/** Runs each agent in its own child process with a hard V8 heap cap. */
+export function processExecutor(options: ProcessExecutorOptions): Executor {
+  return {
+    mode: 'process',
+    launch(spec, signal) {
+      const child = fork(PROCESS_ENTRY, [], {
+        execArgv: [
+          `--max-old-space-size=${options.memoryLimitMb}`,
+          ...(options.permission === false ? [] : permissionFlags()),
+        ],
+        serialization: 'advanced',
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        env: {},
+      });
+      let stderr = '';
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
+        if (stderr.length < 64_000) stderr += chunk;
+      });
+      const send = (message: unknown) => {
+        if (child.connected) child.send(message as never, () => undefined);
+      };
+      const kill = () => child.kill('SIGKILL');
+      signal.addEventListener('abort', kill, { once: true });
+      const done = new Promise<WorkerRunResult>((resolve, reject) => {
+        child.on('message', (data: unknown) => {
+          const tagged = data as { ch?: string; m?: unknown };
+          if (tagged?.ch === 'result') resolve(tagged.m as WorkerRunResult);
+          if (tagged?.ch === 'error') reject(Object.assign(new Error(String((tagged.m as { message?: string })?.message)), { code: 'ERR_WORKER_ERROR' }));
+        });
+        child.on('exit', (code, sig) => {
+          signal.removeEventListener('abort', kill);
+          if (signal.aborted) return reject(signal.reason as Error);
+          const oom = /heap out of memory|Reached heap limit|allocation failed/i.test(stderr);
+          const error = new Error(
+            oom
+              ? `worker process ran out of memory (--max-old-space-size=${options.memoryLimitMb})`
+              : `worker process exited with ${sig ? `signal ${sig}` : `code ${String(code)}`}`,
+          );
+          reject(Object.assign(error, { code: oom ? 'ERR_WORKER_OUT_OF_MEMORY' : 'ERR_WORKER_EXIT' }));
+        });
+        child.on('error', reject);
+      });
+      send({ ch: 'start', m: spec });
+      return {
+        caps: channelEndpoint(child, send, 'caps'),
+        control: channelEndpoint(child, send, 'control'),
+        done,
+        heap: () => undefined,
+        dispose: () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        },
+      };
+    },
+  };
+}

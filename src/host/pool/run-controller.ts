@@ -1,0 +1,194 @@
+// Drives one run from launch to its one terminal status: exposes the gateway, enforces the wall
+// clock (with a grace turn before it), the idle watchdog, heap sampling and the budget, and maps
+// every way a worker can end — returned, killed, threw, exited, out of memory — onto a status.
+import type { CapabilityName, Capabilities } from '../../shared/capabilities.js';
+import { CadreError, type WireError } from '../../shared/errors.js';
+import { AgentEvent } from '../../shared/events.js';
+import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
+import { emptyUsage, type EndReason, type TaskStatus, type Usage } from '../../shared/task.js';
+import { exposeGateway } from '../capabilities/gateway.js';
+import { Deadline, graceOffsetMs } from './deadline.js';
+import type { Executor } from './executor.js';
+
+/** Why the host stopped a run. */
+export type KillReason =
+  | { kind: 'timeout' }
+  | { kind: 'idle' }
+  | { kind: 'cancel'; reason: Extract<EndReason, 'user_cancelled' | 'parent_cancelled'> }
+  | { kind: 'budget'; message: string }
+  | { kind: 'oom'; usedMb: number };
+
+/** What the controller needs from the rest of the host for one run. */
+export interface RunHooks {
+  /** Builds the run's capability handlers; `signal` aborts when the run ends. */
+  handlers(ctx: { signal: AbortSignal; pauseClock: () => () => void }): Partial<Capabilities>;
+  granted: readonly CapabilityName[];
+  /** Every validated event, in order. */
+  onEvent(event: AgentEvent): void;
+  /** Checked after each usage event: a message ends the run as budget_exceeded. */
+  checkBudget?(usage: Usage): string | undefined;
+}
+
+/** Time limits of one run, in ms. */
+export interface RunLimits {
+  timeoutMs: number;
+  idleTimeoutMs: number;
+  /** When to ask for the grace turn; default graceOffsetMs(timeoutMs). `null` disables it. */
+  graceAtMs?: number | null;
+  /** Kill a thread whose heap passes this fraction of its limit (where sampling exists). */
+  heapKillFraction?: number;
+  heapSampleMs?: number;
+}
+
+/** How a run ended, before the runtime adds ids and paths. */
+export interface RunEnd {
+  status: TaskStatus;
+  result: string;
+  error?: WireError & { reason?: EndReason };
+  usage: Usage;
+  turns: number;
+  toolCalls: number;
+  durationMs: number;
+}
+
+const GRACE_MESSAGE =
+  'Time is almost up. Stop using tools and write your final report now: what you found, with file paths, and what is left undone.';
+
+/** Runs `spec` to its terminal status. Never rejects. */
+export async function runToEnd(
+  executor: Executor,
+  spec: WorkerRunSpec,
+  hooks: RunHooks,
+  limits: RunLimits,
+  cancel?: AbortSignal,
+): Promise<RunEnd> {
+  const started = performance.now();
+  const kill = new AbortController();
+  const effects = new AbortController();
+  let killReason: KillReason | undefined;
+  const stop = (reason: KillReason) => {
+    if (killReason || kill.signal.aborted) return;
+    killReason = reason;
+    kill.abort(new CadreError('cancelled', reason.kind));
+  };
+
+  // What the host knows of the run so far, from its events: the partial result on a kill.
+  let usage = emptyUsage();
+  let turnText = '';
+  let lastText = '';
+  let turns = 0;
+  let toolCalls = 0;
+  let lastActivity = performance.now();
+  const touch = () => {
+    lastActivity = performance.now();
+  };
+
+  const graceAt = limits.graceAtMs === null ? undefined : (limits.graceAtMs ?? graceOffsetMs(limits.timeoutMs));
+  let launched: ReturnType<Executor['launch']> | undefined;
+  const deadline = new Deadline(
+    limits.timeoutMs,
+    graceAt,
+    () => launched?.control.postMessage({ type: 'grace', message: GRACE_MESSAGE }),
+    () => stop({ kind: 'timeout' }),
+  );
+  let paused = 0;
+  const pauseClock = () => {
+    paused++;
+    const resume = deadline.pause();
+    return () => {
+      paused--;
+      touch();
+      resume();
+    };
+  };
+
+  const emit = async (raw: unknown) => {
+    touch();
+    const list = Array.isArray(raw) ? raw : [];
+    for (const item of list) {
+      const forced = { ...(item as object), agentId: spec.agentId, depth: spec.depth, ...(spec.parentId ? { parentId: spec.parentId } : {}) };
+      const parsed = AgentEvent.safeParse(forced);
+      if (!parsed.success || parsed.data.type === 'agent-start' || parsed.data.type === 'agent-end') continue;
+      const event = parsed.data;
+      if (event.type === 'text-delta') turnText += event.text;
+      if (event.type === 'tool-call') toolCalls++;
+      if (event.type === 'turn-end') {
+        turns = event.turn;
+        if (turnText.trim()) lastText = turnText;
+        turnText = '';
+      }
+      if (event.type === 'usage') {
+        usage = event.usage;
+        const over = hooks.checkBudget?.(usage);
+        if (over) stop({ kind: 'budget', message: over });
+      }
+      hooks.onEvent(event);
+    }
+    return { ok: true as const, value: null };
+  };
+
+  const handlers = { ...hooks.handlers({ signal: effects.signal, pauseClock }), 'events.emit': emit } as Partial<Capabilities>;
+  const onCancel = () => stop({ kind: 'cancel', reason: 'user_cancelled' });
+  if (cancel?.aborted) onCancel();
+  cancel?.addEventListener('abort', onCancel, { once: true });
+
+  launched = executor.launch(spec, kill.signal);
+  const gateway = exposeGateway(launched.caps, handlers, [...hooks.granted, 'events.emit'], touch);
+  deadline.start();
+  const watch = setInterval(() => {
+    if (paused === 0 && performance.now() - lastActivity > limits.idleTimeoutMs) stop({ kind: 'idle' });
+    const heap = launched?.heap();
+    if (heap && heap.used > heap.limit * (limits.heapKillFraction ?? 0.9)) {
+      stop({ kind: 'oom', usedMb: Math.round(heap.used / 1048576) });
+    }
+  }, Math.max(10, Math.min(limits.heapSampleMs ?? 100, limits.idleTimeoutMs / 4)));
+
+  let outcome: { ok: true; value: WorkerRunResult } | { ok: false; error: unknown };
+  try {
+    outcome = { ok: true, value: await launched.done };
+  } catch (error) {
+    outcome = { ok: false, error };
+  } finally {
+    clearInterval(watch);
+    deadline.stop();
+    cancel?.removeEventListener('abort', onCancel);
+    gateway.close();
+    effects.abort(new CadreError('cancelled', 'the run has ended'));
+    launched.dispose();
+  }
+  if (turnText.trim()) lastText = turnText;
+  const base = { usage, turns, toolCalls, durationMs: performance.now() - started };
+  if (outcome.ok && !killReason) {
+    const r = outcome.value;
+    return { ...base, status: r.status, result: r.result, usage: r.usage, turns: r.turns, toolCalls: r.toolCalls, ...(r.error ? { error: r.error } : {}) };
+  }
+  return { ...base, result: lastText, ...endFor(killReason, outcome.ok ? undefined : outcome.error, limits) };
+}
+
+/** Maps a kill reason or a worker failure to a status and error. */
+function endFor(kill: KillReason | undefined, error: unknown, limits: RunLimits): Pick<RunEnd, 'status' | 'error'> {
+  switch (kill?.kind) {
+    case 'timeout':
+      return { status: 'timeout', error: { code: 'timeout', message: `run exceeded its timeout of ${limits.timeoutMs / 1000} s and was terminated` } };
+    case 'idle':
+      return {
+        status: 'timeout',
+        error: { code: 'timeout', reason: 'idle_timeout', message: `no model output or tool activity for ${limits.idleTimeoutMs / 1000} s; the run was terminated` },
+      };
+    case 'cancel':
+      return { status: 'cancelled', error: { code: 'cancelled', reason: kill.reason, message: kill.reason === 'parent_cancelled' ? 'cancelled because its parent was cancelled' : 'cancelled' } };
+    case 'budget':
+      return { status: 'budget_exceeded', error: { code: 'budget_exceeded', message: kill.message } };
+    case 'oom':
+      return { status: 'crashed', error: { code: 'out_of_memory', reason: 'out_of_memory', message: `worker heap reached ${kill.usedMb} MB, near its limit; killed before V8 aborts` } };
+    case undefined:
+      break;
+  }
+  const e = error as { code?: string; message?: string } | undefined;
+  const message = e?.message ?? String(error);
+  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return { status: 'crashed', error: { code: 'out_of_memory', reason: 'out_of_memory', message } };
+  }
+  if (/exited/i.test(message)) return { status: 'crashed', error: { code: 'worker_died', reason: 'worker_exit', message } };
+  return { status: 'crashed', error: { code: 'worker_died', reason: 'worker_error', message } };
+}

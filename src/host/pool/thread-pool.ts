@@ -1,0 +1,73 @@
+// The Piscina pool that runs agents: one agent per thread, every run carrying an AbortSignal
+// (abort terminates the thread), compiled JS under the permission model, and an `error` listener
+// so a late error from an idle worker can never take the host down.
+import path from 'node:path';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
+import { DIST_DIR, permissionFlags } from './worker-flags.js';
+
+/** What one thread-mode task receives. */
+export interface ThreadTask {
+  spec: WorkerRunSpec;
+  caps: MessagePort;
+  control: MessagePort;
+}
+
+/** Pool sizing and worker limits. */
+export interface ThreadPoolOptions {
+  /** Threads that may exist at once (the scheduler bounds active runs separately). */
+  maxThreads: number;
+  /** Warm threads kept ready. */
+  minThreads?: number;
+  idleTimeoutMs?: number;
+  /** V8 old-generation cap per thread, in MB. */
+  memoryLimitMb?: number;
+  /** Run workers under the Node permission model (default true). */
+  permission?: boolean;
+  /** Override the worker file (tests of the pool itself). */
+  filename?: string;
+  /** Receives errors Piscina reports outside any task. */
+  onError?: (error: unknown) => void;
+}
+
+/** The default compiled worker entry. */
+export const WORKER_ENTRY = path.join(DIST_DIR, 'worker', 'entry.js');
+
+/** A thin owner of the Piscina instance. */
+export class ThreadPool {
+  readonly piscina: Piscina<ThreadTask, WorkerRunResult>;
+
+  constructor(options: ThreadPoolOptions) {
+    const memory = options.memoryLimitMb;
+    this.piscina = new Piscina<ThreadTask, WorkerRunResult>({
+      filename: options.filename ?? WORKER_ENTRY,
+      maxThreads: Math.max(1, options.maxThreads),
+      minThreads: Math.min(options.minThreads ?? 1, Math.max(1, options.maxThreads)),
+      idleTimeout: options.idleTimeoutMs ?? 30_000,
+      atomics: 'disabled',
+      concurrentTasksPerWorker: 1,
+      maxQueue: 'auto',
+      execArgv: options.permission === false ? [] : permissionFlags(),
+      ...(memory === undefined
+        ? {}
+        : { resourceLimits: { maxOldGenerationSizeMb: memory, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(memory / 8))) } }),
+    });
+    this.piscina.on('error', (error: unknown) => options.onError?.(error));
+  }
+
+  /** Runs one agent; the signal terminates its thread. */
+  run(task: ThreadTask, signal: AbortSignal): Promise<WorkerRunResult> {
+    return this.piscina.run(task, { transferList: [task.caps, task.control], signal });
+  }
+
+  /** The live Worker objects (for host-side heap sampling). */
+  threads(): Worker[] {
+    return this.piscina.threads;
+  }
+
+  /** Closes the pool, terminating threads that are still busy. */
+  async close(): Promise<void> {
+    await this.piscina.close({ force: true });
+  }
+}

@@ -1,0 +1,36 @@
+// Fault injection for the kernel's own tests and benchmarks: the host sets `spec.fault` only when
+// its runtime was created with fault injection enabled. Each fault imitates a real failure shape.
+import type { WorkerRunSpec } from '../shared/run-spec.js';
+
+
+/** Runs the requested fault. Only `hang` returns (never settling); the rest throw, exit or spin. */
+export async function injectFault(fault: NonNullable<WorkerRunSpec['fault']>): Promise<never> {
+  switch (fault) {
+    case 'throw':
+      throw new Error('injected fault: the worker threw');
+    case 'exit':
+      process.exit(3);
+      break;
+    case 'spin':
+      for (;;) {
+        // A CPU-bound runaway: only terminating the thread stops it.
+      }
+    case 'hang':
+      return new Promise<never>(() => undefined);
+    case 'oom-small': {
+      // Many small allocations: V8 reaches the heap limit gracefully.
+      const keep: object[] = [];
+      for (;;) keep.push({ a: Math.random(), b: 'x'.repeat(64) + String(keep.length) });
+    }
+    case 'oom-array': {
+      // One growing array: a shape that can abort the whole process in thread mode.
+      const big: number[] = [];
+      for (let i = 0; ; i++) big.push(i + 0.5);
+    }
+    case 'oom-map': {
+      const map = new Map<number, number>();
+      for (let i = 0; ; i++) map.set(i, i + 0.5);
+    }
+  }
+  throw new Error(`unknown fault ${String(fault)}`);
+}

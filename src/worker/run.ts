@@ -1,0 +1,57 @@
+// One agent's life inside a worker (thread or process): wrap the capability endpoint, build the
+// model client and the tool set the host granted, run the loop, forward its events to the host and
+// return the loop's result. The host decides kills; this code never outlives its thread.
+import * as Comlink from 'comlink';
+import type { Capabilities, GrantedCapabilities } from '../shared/capabilities.js';
+import type { Endpoint } from '../shared/endpoint.js';
+import type { AgentEvent } from '../shared/events.js';
+import type { ControlMessage, WorkerRunResult, WorkerRunSpec } from '../shared/run-spec.js';
+import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
+import { runAgentLoop } from './agent-loop.js';
+import { injectFault } from './faults.js';
+import { createModelClient } from './models/model-client.js';
+import { buildToolSet } from './tool-set.js';
+
+/** Runs the agent described by `spec`. */
+export async function runWorker(spec: WorkerRunSpec, capsEndpoint: Endpoint, control: Endpoint): Promise<WorkerRunResult> {
+  const remote = Comlink.wrap<Capabilities>(capsEndpoint as unknown as Comlink.Endpoint);
+  const caps = remote as unknown as GrantedCapabilities;
+  let graceMessage: string | undefined;
+  const abort = new AbortController();
+  const onControl = (event: { data: unknown }) => {
+    const message = event.data as ControlMessage | null;
+    if (message?.type === 'grace') graceMessage = message.message;
+    if (message?.type === 'cancel') abort.abort();
+  };
+  control.addEventListener('message', onControl);
+  control.start?.();
+
+  // Events go out as they happen, in order, so a kill loses nothing already emitted.
+  const send = (event: AgentEvent) => {
+    void caps['events.emit']?.([event]).catch(() => undefined);
+  };
+  try {
+    if (spec.fault) await injectFault(spec.fault);
+    const client = createModelClient(spec.model, {
+      onExchange: (exchange) => send({ type: 'model-exchange', exchange, agentId: spec.agentId, depth: spec.depth, at: Date.now() }),
+    });
+    const tools = buildToolSet(spec, caps, abort.signal);
+    const loop = runAgentLoop({
+      spec,
+      client,
+      tools,
+      isConcurrencySafe: (name) => CONCURRENCY_SAFE_TOOLS.has(name) || tools.isDelegation(name),
+      now: () => Date.now(),
+      signal: abort.signal,
+      grace: { requested: () => graceMessage !== undefined, message: () => graceMessage ?? '' },
+    });
+    for (;;) {
+      const step = await loop.next();
+      if (step.done) return step.value;
+      send(step.value);
+    }
+  } finally {
+    control.removeEventListener('message', onControl);
+    remote[Comlink.releaseProxy]();
+  }
+}

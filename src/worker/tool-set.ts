@@ -1,0 +1,65 @@
+// The tools one run offers its model: the built-ins its grant names, the delegation tools and any
+// agents exposed as tools, all running over the run's capability proxy.
+import type { GrantedCapabilities } from '../shared/capabilities.js';
+import type { WorkerRunSpec } from '../shared/run-spec.js';
+import { taskOutputTool, taskStopTool } from './delegation/background-tools.js';
+import { exposedAgentTool, taskTool } from './delegation/task-tool.js';
+import { todoReadTool, todoWriteTool } from './delegation/todo-tools.js';
+import { toWire } from '../shared/errors.js';
+import { BUILTIN_TOOLS, capResult } from './tools/index.js';
+import type { Tool, ToolContext, ToolDefinition } from './tools/tool.js';
+
+/** The run's tools as the loop uses them. */
+export interface ToolSet {
+  definitions: ToolDefinition[];
+  run(name: string, input: unknown, signal?: AbortSignal): Promise<{ content: string; isError: boolean }>;
+  /** Tools that delegate to subagents (safe to run in parallel). */
+  isDelegation(name: string): boolean;
+}
+
+/** Builds the tool set the host granted. */
+export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, signal: AbortSignal): ToolSet {
+  const delegation: Record<string, Tool> = {
+    Task: taskTool(spec.taskTypes),
+    TaskOutput: taskOutputTool,
+    TaskStop: taskStopTool,
+    TodoWrite: todoWriteTool,
+    TodoRead: todoReadTool,
+  };
+  const tools = new Map<string, Tool>();
+  for (const name of spec.tools) {
+    const tool = delegation[name] ?? (BUILTIN_TOOLS as Record<string, Tool | undefined>)[name];
+    if (tool) tools.set(name, tool);
+  }
+  const exposed = new Set<string>();
+  for (const extra of spec.extraTools) {
+    if (extra.kind === 'agent') {
+      tools.set(extra.name, exposedAgentTool(extra));
+      exposed.add(extra.name);
+    }
+  }
+  const ctx: ToolContext = { caps, cwd: spec.cwd, limits: spec.caps, readState: new Map(), signal };
+  return {
+    definitions: [...tools.values()].map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    run: (name, input) => {
+      const tool = tools.get(name);
+      if (!tool) {
+        return Promise.resolve({ content: `unknown tool "${name}"; available: ${[...tools.keys()].join(', ')}`, isError: true });
+      }
+      return runOne(tool, input, ctx);
+    },
+    isDelegation: (name) => name === 'Task' || exposed.has(name),
+  };
+}
+
+/** Runs one tool; a thrown fault becomes an error result, and output is capped. */
+async function runOne(tool: Tool, input: unknown, ctx: ToolContext): Promise<{ content: string; isError: boolean }> {
+  let result: { content: string; isError: boolean };
+  try {
+    result = await tool.run(input, ctx);
+  } catch (error) {
+    const wire = toWire(error);
+    result = { content: `${wire.code}: ${tool.name} failed: ${wire.message}`, isError: true };
+  }
+  return { content: capResult(result.content, ctx.limits.maxToolResultChars), isError: result.isError };
+}
