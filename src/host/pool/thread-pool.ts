@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
-import { DIST_DIR, permissionFlags } from './worker-flags.js';
+import { DIST_DIR, permissionFlags, workerReadRoots } from './worker-flags.js';
 
 /** What one thread-mode task receives. */
 export interface ThreadTask {
@@ -27,6 +27,8 @@ export interface ThreadPoolOptions {
   permission?: boolean;
   /** Override the worker file (tests of the pool itself). */
   filename?: string;
+  /** Extra directories the worker may read (only for an overridden worker file). */
+  extraReadRoots?: string[];
   /** Receives errors Piscina reports outside any task. */
   onError?: (error: unknown) => void;
 }
@@ -48,7 +50,7 @@ export class ThreadPool {
       atomics: 'disabled',
       concurrentTasksPerWorker: 1,
       maxQueue: 'auto',
-      execArgv: options.permission === false ? [] : permissionFlags(),
+      execArgv: options.permission === false ? [] : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])]),
       ...(memory === undefined
         ? {}
         : { resourceLimits: { maxOldGenerationSizeMb: memory, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(memory / 8))) } }),

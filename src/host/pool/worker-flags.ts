@@ -7,8 +7,14 @@ import { fileURLToPath } from 'node:url';
 
 const major = Number(process.versions.node.split('.')[0]);
 
-/** The directory holding the compiled worker entry (dist/worker) and its siblings (dist/). */
-export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The directory holding the compiled worker entry (dist/worker) and its siblings. Workers always
+ * run compiled code: when the host itself runs from source (tests, benchmarks), it still points
+ * at the package's dist/.
+ */
+export const DIST_DIR = import.meta.url.endsWith('.ts') ? path.resolve(here, '..', '..', '..', 'dist') : path.resolve(here, '..', '..');
 
 /** The `node_modules` directories that the worker's imports resolve into. */
 function dependencyRoots(): string[] {

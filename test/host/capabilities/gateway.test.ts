@@ -1,0 +1,65 @@
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { exposeGateway } from '../../../src/host/capabilities/gateway.js';
+import { portEndpoint } from '../../../src/shared/endpoint.js';
+import { ok } from '../../../src/shared/errors.js';
+import type { Capabilities } from '../../../src/shared/capabilities.js';
+
+describe('capability gateway guard', () => {
+  it('lets a forging worker call only granted capabilities and changes nothing on the host', async () => {
+    const channel = new MessageChannel();
+    const calls: string[] = [];
+    const handlers: Partial<Capabilities> = {
+      'fs.stat': async (req) => {
+        calls.push(`stat ${req.path}`);
+        return ok({ path: req.path, exists: false, type: 'missing' as const, size: 0, mtimeMs: 0 });
+      },
+      'exec.run': async () => {
+        calls.push('exec');
+        throw new Error('exec must never be reached');
+      },
+    };
+    const gateway = exposeGateway(portEndpoint(channel.port1), handlers, ['fs.stat']);
+    const worker = new Worker(new URL('../../fixtures/workers/forger.mjs', import.meta.url), {
+      workerData: { port: channel.port2 },
+      transferList: [channel.port2],
+    });
+    const results = (await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    })) as Record<string, { ok: boolean; value?: unknown; message?: string }>;
+    await worker.terminate();
+    gateway.close();
+    channel.port1.close();
+
+    expect(results.granted).toEqual({ ok: true, value: { ok: true, value: { path: 'x', exists: false, type: 'missing', size: 0, mtimeMs: 0 } } });
+    expect(results.ungranted?.ok).toBe(false);
+    expect(results.ungranted?.message).toMatch(/not granted/);
+    expect(results['fn-constructor']?.ok).toBe(false);
+    expect(results.get?.ok).toBe(false);
+    expect(results.set?.ok).toBe(false);
+    expect(results['set-existing']?.value).toEqual(expect.arrayContaining([expect.stringMatching(/SET is not allowed/)]));
+    expect(results['nested-apply']?.ok).toBe(false);
+    expect(results['raw-message']?.value).toMatchObject({ type: 'HANDLER', name: 'throw' });
+    expect((globalThis as { __forged?: unknown }).__forged).toBeUndefined();
+    expect(calls).toEqual(['stat x']);
+    expect(Object.keys(handlers).sort()).toEqual(['exec.run', 'fs.stat']);
+    expect(handlers['fs.stat']).toBeTypeOf('function');
+  });
+
+  it('turns a thrown handler error into a failure envelope with its code', async () => {
+    const channel = new MessageChannel();
+    const gateway = exposeGateway(
+      portEndpoint(channel.port1),
+      { 'fs.stat': async () => Promise.reject(Object.assign(new Error('nope'), { cadreError: true, code: 'not_found' })) },
+      ['fs.stat'],
+    );
+    const { wrap } = await import('comlink');
+    const remote = wrap<Capabilities>(portEndpoint(channel.port2) as never);
+    const result = await remote['fs.stat']({ path: 'missing' });
+    expect(result).toEqual({ ok: false, error: { code: 'not_found', message: 'nope' } });
+    gateway.close();
+    channel.port1.close();
+    channel.port2.close();
+  });
+});
