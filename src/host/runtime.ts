@@ -10,6 +10,8 @@ import type { WorkerRunSpec } from '../shared/run-spec.js';
 import { TaskInput, type TaskOutput, type Usage } from '../shared/task.js';
 import { formatZodError } from '../shared/zod-format.js';
 import { EventChannel } from './agents/event-channel.js';
+import { runBatch, type BatchOptions, type BatchResult } from './batch/run-batch.js';
+import type { BatchTask } from './batch/task-file.js';
 import { launch } from './agents/launcher.js';
 import type { ModelEnv } from './agents/model-resolve.js';
 import { RuntimeCore } from './agents/runtime-core.js';
@@ -72,6 +74,8 @@ export interface Runtime {
   task(input: TaskInput, options?: { onEvent?: (event: AgentEvent) => void }): Promise<TaskHandle>;
   /** Runs a task to its end. */
   run(input: TaskInput): Promise<TaskOutput>;
+  /** Runs many tasks with bounded concurrency; yields each result as its task ends. */
+  batch(tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>, options?: BatchOptions): AsyncIterable<BatchResult>;
   /** Cancels a run (and its subtree) by agent id. */
   stop(agentId: string): boolean;
   /** Cancels everything and shuts the pool down. */
@@ -152,6 +156,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     cwd,
     task,
     run: async (input) => (await task(input)).result,
+    batch: (tasks, batchOptions) => runBatch({ task }, tasks, { concurrency, ...batchOptions }),
     stop(agentId) {
       const node = core.running.get(agentId);
       node?.cancel.abort({ endReason: 'user_cancelled' });

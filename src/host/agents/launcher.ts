@@ -30,6 +30,8 @@ export interface RunNode {
   done: Promise<TaskOutput>;
   /** Whether the run currently holds a scheduler slot (a blocked parent lends it out). */
   holdsSlot: boolean;
+  /** The project directory this run works in (the runtime's, or the task's own `cwd`). */
+  cwd: string;
 }
 
 /** What `launch` returns at once; `node.done` settles with the output. */
@@ -57,6 +59,7 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     history = resumed.messages;
     agentId = input.resume;
   }
+  const cwd = parent ? parent.cwd : input.cwd ? await core.projectDir(input.cwd) : core.cwd;
   const transcript = await core.openTranscript(agentId);
   const depth = parent ? parent.depth + 1 : 0;
   let resolveDone!: (output: TaskOutput) => void;
@@ -72,6 +75,7 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     transcriptPath: transcript.path,
     done: new Promise<TaskOutput>((resolve) => (resolveDone = resolve)),
     holdsSlot: false,
+    cwd,
   };
   if (parent) parent.cancel.signal.addEventListener('abort', () => node.cancel.abort({ endReason: 'parent_cancelled' }), { once: true });
   core.running.set(agentId, node);
@@ -169,7 +173,7 @@ function buildSpec(core: RuntimeCore, node: RunNode, def: LoadedAgent, input: Ta
     model,
     maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
     permissionMode: grant.mode,
-    cwd: core.cwd,
+    cwd: node.cwd,
     caps: DEFAULT_CAPS,
     ...(fault ? { fault } : {}),
   };

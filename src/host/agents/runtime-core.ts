@@ -1,7 +1,7 @@
 // The runtime's shared state: configuration, the registry, the scheduler and executor, the runs in
 // progress, transcripts and the capability handlers each run gets. The public facade (runtime.ts)
 // and the launcher both work on this one object.
-import { writeFile } from 'node:fs/promises';
+import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LoadedAgent, RegistryResult } from '../../shared/agent-definition.js';
 import type { Capabilities } from '../../shared/capabilities.js';
@@ -91,6 +91,14 @@ export class RuntimeCore {
       }));
   }
 
+  /** A task's own project directory (relative to the runtime's), checked to exist. */
+  async projectDir(dir: string): Promise<string> {
+    const resolved = path.resolve(this.cwd, dir);
+    return realpath(resolved).catch(() => {
+      throw new CadreError('invalid_input', `cwd: directory ${resolved} does not exist`);
+    });
+  }
+
   /** Opens (or reopens, for resume) a run's transcript. */
   openTranscript(agentId: string): Promise<TranscriptWriter> {
     return openTranscript(this.transcriptsDir, agentId);
@@ -112,7 +120,7 @@ export class RuntimeCore {
       ...effectHandlers({
         agentId: node.agentId,
         agentType: node.agentType,
-        projectDir: this.cwd,
+        projectDir: node.cwd,
         extraRoots: this.config.permissions.additionalDirectories,
         homeDir: this.home,
         mode: node.grant.mode,
