@@ -27,7 +27,8 @@ export function expandBraces(pattern: string): string[] {
   for (const part of parts) {
     for (const expanded of expandBraces(head + part + tail)) {
       out.push(expanded);
-      if (out.length > MAX_EXPANSIONS) throw new Error(`glob "${pattern}" expands to more than ${MAX_EXPANSIONS} patterns`);
+      if (out.length > MAX_EXPANSIONS)
+        throw new Error(`glob "${pattern}" expands to more than ${MAX_EXPANSIONS} patterns`);
     }
   }
   return out;
@@ -118,7 +119,7 @@ function compileSegments(pattern: string, ctx: Ctx): string {
   const trailing = segments.length > 1 && segments[segments.length - 1] === '**';
   const body = trailing ? segments.slice(0, -1) : segments;
   let out = '';
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const seg = body[i] ?? '';
     if (seg !== '**') {
       out += compileSegment(seg, ctx) + (i === body.length - 1 ? '' : '/');
@@ -132,7 +133,14 @@ function compileSegments(pattern: string, ctx: Ctx): string {
       continue;
     }
     // Another `**` follows: commit to the leftmost run of the segments in between.
-    out += atomic(ctx, () => `(?:${segment}/)*?${body.slice(i + 1, next).map((s) => `${compileSegment(s, ctx)}/`).join('')}`);
+    out += atomic(
+      ctx,
+      () =>
+        `(?:${segment}/)*?${body
+          .slice(i + 1, next)
+          .map((s) => `${compileSegment(s, ctx)}/`)
+          .join('')}`,
+    );
     i = next;
   }
   return trailing ? `${out}(?:/${segment})*` : out;

@@ -1,7 +1,6 @@
 // The file and command capabilities of one run: parse the worker's request, resolve every path
 // (realpath), ask the one policy function, wait for approval when it says `ask`, audit, and only
 // then perform the effect.
-import path from 'node:path';
 import type { Capabilities, CapabilityName } from '../../shared/capabilities.js';
 import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
 import type { PermissionMode } from '../../shared/task.js';
@@ -189,9 +188,4 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
     'fs.write': write,
     'exec.run': exec,
   };
-}
-
-/** The project directory's real path (the jail's root). */
-export function projectRoot(dir: string): string {
-  return path.resolve(dir);
 }

@@ -1,0 +1,79 @@
+// bench/fanout: a lead fans out to N subagents on the fake server (300 ms per model call, each
+// subagent making 2 tool calls). Reports wall time ÷ the ideal critical path for N = 1, 8, 32, the
+// runtime's launch overhead per subagent, process start to first model request, CPU per subagent,
+// peak RSS at N = 8 and per extra agent.
+// Run: npm run build && npx tsx bench/fanout.ts
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startFakeAnthropic, systemText, textReply, toolUseReply } from '../test/support/fake-anthropic.js';
+import { runCli } from './support/cli.js';
+import { median, writeResult } from './support/stats.js';
+
+const CALL_MS = 300;
+const root = await mkdtemp(path.join(os.tmpdir(), 'cadre-fanout-'));
+await mkdir(path.join(root, 'src'), { recursive: true });
+for (let i = 0; i < 20; i++) await writeFile(path.join(root, 'src', `m${i}.ts`), `export const v${i} = ${i};\n`);
+
+let n = 1;
+const server = await startFakeAnthropic({
+  latencyMs: CALL_MS,
+  responder: (req) => {
+    const lead = systemText(req.body).startsWith('[lead]');
+    const turn = req.body.messages.filter((m) => m.role === 'assistant').length;
+    if (lead) {
+      return turn === 0
+        ? toolUseReply(Array.from({ length: n }, (_, i) => ({ name: 'Task', input: { description: `part ${i}`, prompt: `part ${i}`, subagent_type: 'sub' } })))
+        : textReply('lead done');
+    }
+    if (turn === 0) return toolUseReply([{ name: 'Glob', input: { pattern: 'src/*.ts' } }]);
+    if (turn === 1) return toolUseReply([{ name: 'Read', input: { file_path: 'src/m1.ts' } }]);
+    return textReply('sub done');
+  },
+});
+const agents = JSON.stringify({
+  lead: { description: 'lead', prompt: '[lead] fan out', tools: ['Task'] },
+  sub: { description: 'sub', prompt: '[sub] work', tools: ['Glob', 'Read'] },
+});
+const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
+const IDEAL_MS = 2 * CALL_MS + 3 * CALL_MS;
+
+const rows: Record<string, unknown>[] = [];
+for (const size of [1, 8, 32]) {
+  n = size;
+  server.clearLog();
+  const spawnAt = performance.now();
+  const run = await runCli(['run', 'lead', 'go', '--json', '--agents', agents, '--cwd', root], env, root);
+  const out = JSON.parse(run.stdout) as { status: string; durationMs: number };
+  const reqs = server.requests;
+  const leadFirst = reqs.find((r) => (r.body.system as string | undefined)?.toString().startsWith('[lead]'));
+  const subFirsts = reqs.filter((r) => systemText(r.body).startsWith('[sub]') && r.body.messages.length === 1);
+  // The lead's first reply ends when its tool calls are known; each child's first request follows.
+  const launchOverhead = subFirsts.map((r) => r.startedAt - (leadFirst?.endedAt ?? r.startedAt));
+  rows.push({
+    n: size,
+    status: out.status,
+    runMs: out.durationMs,
+    idealMs: IDEAL_MS,
+    ratio: out.durationMs / IDEAL_MS,
+    launchOverheadMedianMs: median(launchOverhead),
+    processStartToFirstRequestMs: (leadFirst?.startedAt ?? NaN) - spawnAt,
+    cpuSecondsPerSubagent: run.cpuSeconds / size,
+    maxRssMb: run.maxRssMb,
+  });
+}
+await server.close();
+await rm(root, { recursive: true, force: true });
+const at = (k: number) => rows.find((r) => r.n === k) as { ratio: number; maxRssMb: number; launchOverheadMedianMs: number; processStartToFirstRequestMs: number; cpuSecondsPerSubagent: number };
+const perExtraMb = (at(32).maxRssMb - at(8).maxRssMb) / 24;
+console.table(rows);
+console.log(
+  [
+    `wall ÷ ideal critical path: N=1 ${at(1).ratio.toFixed(3)}, N=8 ${at(8).ratio.toFixed(3)} (goal ≤ 1.10), N=32 ${at(32).ratio.toFixed(3)} (goal ≤ 1.25)`,
+    `launch overhead per subagent (warm pool): ${at(8).launchOverheadMedianMs.toFixed(1)} ms median at N=8 (goal ≤ 5)`,
+    `process start to first model request: ${at(1).processStartToFirstRequestMs.toFixed(0)} ms (goal ≤ 250)`,
+    `CPU per subagent: ${at(32).cpuSecondsPerSubagent.toFixed(3)} s at N=32 (goal ≤ 0.03)`,
+    `peak RSS: ${at(8).maxRssMb.toFixed(0)} MB at N=8 (goal ≤ 220), ${perExtraMb.toFixed(1)} MB per extra agent (goal ≤ 15)`,
+  ].join('\n'),
+);
+console.log(`written to ${await writeResult('fanout', { rows, perExtraMb })}`);

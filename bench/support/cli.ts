@@ -1,0 +1,41 @@
+// Runs the compiled CLI as a child process and collects its own resource report (peak RSS, CPU),
+// printed at exit when CADRE_REPORT_RESOURCES is set.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+/** What the CLI reported about itself. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  maxRssMb: number;
+  cpuSeconds: number;
+}
+
+const CLI = path.resolve('dist', 'host', 'cli', 'main.js');
+
+/** Runs `node dist/host/cli/main.js ...args`. */
+export function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env, CADRE_REPORT_RESOURCES: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = stderr.split('\n').find((l) => l.startsWith('{"cadreResources"'));
+      const report = line ? (JSON.parse(line) as { cadreResources: { maxRSSKb: number; userUs: number; systemUs: number } }).cadreResources : undefined;
+      resolve({
+        code,
+        stdout,
+        stderr,
+        wallMs: performance.now() - started,
+        maxRssMb: report ? report.maxRSSKb / 1024 : NaN,
+        cpuSeconds: report ? (report.userUs + report.systemUs) / 1e6 : NaN,
+      });
+    });
+  });
+}

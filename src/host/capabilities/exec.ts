@@ -1,0 +1,286 @@
+// Runs one shell command for the Bash tool: `bash -c` in the project, under bubblewrap when it
+// works here, with a timeout, an output cap, and a kill that reaches every process it started.
+//
+// Environment: commands get a minimal one (PATH, HOME, LANG, TERM=dumb, plus what the caller
+// passes in `env`), never the host's: API keys and tokens in the host's environment (such as
+// ANTHROPIC_API_KEY) must not reach a command a model wrote. HOME is the sandbox's private /tmp,
+// or a fresh temp directory (removed afterwards) when unsandboxed.
+import { spawn } from 'node:child_process';
+import { mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ExecRunResult } from '../../shared/capabilities.js';
+import { CadreError } from '../../shared/errors.js';
+import { bwrapArgs, existingDirs, probeSandbox, type SandboxStatus } from './sandbox.js';
+
+/** Default and maximum command timeouts (the Bash tool's). */
+export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
+export const MAX_EXEC_TIMEOUT_MS = 600_000;
+/** Default cap per output stream; past it the head and tail are kept around a marker. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/** Grace between SIGTERM and SIGKILL. */
+export const KILL_GRACE_MS = 2_000;
+
+/** Options of `runCommand`. */
+export interface RunCommandOptions {
+  command: string;
+  /** The working directory (the project directory, or a directory inside it). */
+  cwd: string;
+  /** The directory left writable by the sandbox (default `cwd`). */
+  projectDir?: string;
+  /** Default 120,000; clamped to 1..600,000. */
+  timeoutMs?: number;
+  /** Cap per stream (default 1 MiB). */
+  maxOutputBytes?: number;
+  /** `auto`: sandbox when available; `required`: refuse without one; `off`: never (the caller warns). */
+  sandbox: 'auto' | 'required' | 'off';
+  /** Extra variables on top of the minimal environment. */
+  env?: Record<string, string>;
+  /** Aborting kills the command's process group and rejects with `cancelled`. */
+  signal?: AbortSignal;
+  /** A probe result to use instead of probing (the runtime probes once at start). */
+  sandboxStatus?: SandboxStatus;
+  /** More directories the sandbox leaves writable. */
+  extraWritable?: readonly string[];
+  /** Grace between SIGTERM and SIGKILL (default 2,000 ms). */
+  killGraceMs?: number;
+  /** Directories the sandbox replaces with an empty tmpfs (e.g. ~/.ssh); missing ones are ignored. */
+  hidden?: readonly string[];
+}
+
+/** Keeps the first and last halves of a stream past its cap, counting what was dropped. */
+export class OutputCap {
+  private readonly head: Buffer[] = [];
+  private readonly tail: Buffer[] = [];
+  private headBytes = 0;
+  private tailBytes = 0;
+  /** Bytes seen in total. */
+  total = 0;
+
+  constructor(private readonly max: number) {}
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    const headRoom = Math.ceil(this.max / 2) - this.headBytes;
+    if (headRoom > 0) {
+      this.head.push(chunk.subarray(0, headRoom));
+      this.headBytes += Math.min(headRoom, chunk.length);
+      chunk = chunk.subarray(headRoom);
+      if (chunk.length === 0) return;
+    }
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    const tailCap = this.max - Math.ceil(this.max / 2);
+    while (this.tailBytes > tailCap && this.tail.length > 0) {
+      const first = this.tail[0] as Buffer;
+      const excess = this.tailBytes - tailCap;
+      if (first.length <= excess) {
+        this.tail.shift();
+        this.tailBytes -= first.length;
+      } else {
+        this.tail[0] = first.subarray(excess);
+        this.tailBytes -= excess;
+      }
+    }
+  }
+
+  get truncated(): boolean {
+    return this.total > this.max;
+  }
+
+  toString(): string {
+    const head = Buffer.concat(this.head).toString('utf8');
+    const tail = Buffer.concat(this.tail).toString('utf8');
+    if (!this.truncated) return head + tail;
+    const omitted = this.total - this.headBytes - this.tailBytes;
+    return `${head}\n[... ${omitted} bytes of output omitted ...]\n${tail}`;
+  }
+}
+
+/** The whole environment a command sees. */
+export function commandEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: home,
+    LANG: process.env.LANG ?? 'C.UTF-8',
+    TERM: 'dumb',
+    ...extra,
+  };
+}
+
+function clampTimeout(ms: number | undefined): number {
+  if (ms === undefined || !Number.isFinite(ms)) return DEFAULT_EXEC_TIMEOUT_MS;
+  return Math.min(Math.max(1, Math.floor(ms)), MAX_EXEC_TIMEOUT_MS);
+}
+
+/** The real path of a directory that must exist, or `not_found`. */
+async function realDir(dir: string): Promise<string> {
+  const real = await realpath(dir).catch(() => undefined);
+  const st = real === undefined ? undefined : await stat(real).catch(() => undefined);
+  if (real === undefined || !st?.isDirectory()) {
+    throw new CadreError('not_found', `working directory not found: ${dir}`, { path: dir });
+  }
+  return real;
+}
+
+/** Process groups still running; killed if the host exits first (sandboxed ones die with bwrap anyway). */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function track(pid: number | undefined): void {
+  if (pid === undefined) return;
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const group of liveGroups) killGroup(group, 'SIGKILL');
+  });
+}
+
+/** Signals a whole process group; a group that is already gone is not an error. */
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: every member has exited.
+  }
+}
+
+/**
+ * Runs `bash -c command`. Resolves with exit code or signal, both outputs (capped), and which
+ * sandbox was in force; a timeout is a result (`timedOut: true`), not an error. Rejects with
+ * `sandbox_unavailable` (`required` without a working sandbox), `cancelled` (aborted; the process
+ * group is dead by then), `not_found` (no such cwd) or `io_error` (spawn failed).
+ */
+export async function runCommand(options: RunCommandOptions): Promise<ExecRunResult> {
+  const { signal } = options;
+  if (signal?.aborted) throw new CadreError('cancelled', 'the command was cancelled before it started');
+  const cwd = await realDir(options.cwd);
+  const projectDir = options.projectDir === undefined ? cwd : await realDir(options.projectDir);
+  let status: SandboxStatus | undefined;
+  if (options.sandbox !== 'off') {
+    status = options.sandboxStatus ?? (await probeSandbox());
+    if (!status.available && options.sandbox === 'required') {
+      throw new CadreError(
+        'sandbox_unavailable',
+        `the sandbox is required but unavailable: ${status.detail}`,
+        {
+          detail: status.detail,
+        },
+      );
+    }
+  }
+  const sandboxed = status?.available === true && status.bwrapPath !== undefined;
+  const home = sandboxed ? '/tmp' : await mkdtemp(path.join(os.tmpdir(), 'cadre-home-'));
+  try {
+    const env = commandEnv(home, options.env);
+    const [file, args] = sandboxed
+      ? [
+          status?.bwrapPath as string,
+          [
+            ...bwrapArgs({
+              projectDir,
+              cwd,
+              extraWritable: options.extraWritable ?? [],
+              hidden: await existingDirs(options.hidden ?? []),
+            }),
+            '--',
+            'bash',
+            '-c',
+            options.command,
+          ],
+        ]
+      : ['bash', ['-c', options.command]];
+    return await supervise(file, args, cwd, env, options, sandboxed ? 'bwrap' : 'none');
+  } finally {
+    if (!sandboxed) await rm(home, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Spawns in a new process group and owns its whole life: output, timeout, abort, cleanup. */
+function supervise(
+  file: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  options: RunCommandOptions,
+  sandbox: ExecRunResult['sandbox'],
+): Promise<ExecRunResult> {
+  const timeoutMs = clampTimeout(options.timeoutMs);
+  const max = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const grace = options.killGraceMs ?? KILL_GRACE_MS;
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    // detached: the child leads its own process group, so one kill reaches its children too.
+    const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    track(child.pid);
+    const stdout = new OutputCap(max);
+    const stderr = new OutputCap(max);
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    let timedOut = false;
+    let aborted = false;
+    let settled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    let closeTimer: NodeJS.Timeout | undefined;
+
+    const escalate = () => {
+      killGroup(child.pid, 'SIGTERM');
+      // Not cleared when the command settles: a leftover that ignores SIGTERM must still die.
+      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace).unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      escalate();
+    }, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      escalate();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
+      clearTimeout(timer);
+      clearTimeout(closeTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      return true;
+    };
+    const finish = (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
+      if (!settle()) return;
+      if (aborted) {
+        reject(new CadreError('cancelled', 'the command was cancelled; its processes were killed'));
+        return;
+      }
+      resolve({
+        exitCode,
+        signal: exitSignal,
+        stdout: stdout.toString(),
+        stderr: stderr.toString(),
+        timedOut,
+        truncated: stdout.truncated || stderr.truncated,
+        sandbox,
+        durationMs: Math.round(performance.now() - started),
+      });
+    };
+
+    child.on('error', (error) => {
+      killGroup(child.pid, 'SIGKILL');
+      if (!settle()) return;
+      reject(new CadreError('io_error', `could not start ${file}: ${error.message}`));
+    });
+    child.on('exit', (code, exitSignal) => {
+      // Background jobs the command left behind still hold the group: end them too.
+      escalate();
+      // A process that escaped the group (setsid) may keep the pipes open forever: stop waiting.
+      closeTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(code, exitSignal);
+      }, grace + 500);
+    });
+    child.on('close', (code, exitSignal) => finish(code, exitSignal));
+  });
+}

@@ -1,0 +1,82 @@
+// Writes a whole file atomically: the new content goes to a temp file in the same directory and
+// is renamed over the target, so a reader (or a crash) sees the old file or the new one, never half.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { FsWriteResult } from '../../../shared/capabilities.js';
+import { CadreError } from '../../../shared/errors.js';
+import { errnoOf, fsError } from './errors.js';
+
+/** Options of `writeAtomic`. */
+export interface WriteAtomicOptions {
+  /** Refuse with `stale_file` unless the file's mtime is exactly this (it changed since it was read). */
+  expectedMtimeMs?: number;
+}
+
+async function existing(real: string): Promise<{ mode: number; mtimeMs: number } | undefined> {
+  try {
+    const st = await stat(real);
+    if (st.isDirectory())
+      throw new CadreError('invalid_input', `${real} is a directory; it cannot be written as a file`, {
+        path: real,
+      });
+    return { mode: st.mode & 0o7777, mtimeMs: st.mtimeMs };
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return undefined;
+    throw fsError(error, real);
+  }
+}
+
+/**
+ * Writes `content` (UTF-8) to `real`, an already-checked real path. Creates missing parent
+ * directories, keeps an existing file's mode, and leaves no temp file behind on failure. Not
+ * fsync'd: atomic for readers, not durable across a power cut, which an agent's edit does not need.
+ */
+export async function writeAtomic(
+  real: string,
+  content: string,
+  options: WriteAtomicOptions = {},
+): Promise<FsWriteResult> {
+  const dir = path.dirname(real);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw fsError(error, dir);
+  }
+  const before = await existing(real);
+  if (options.expectedMtimeMs !== undefined && before?.mtimeMs !== options.expectedMtimeMs) {
+    throw new CadreError(
+      'stale_file',
+      before
+        ? `${real} was modified since it was read; read it again before writing`
+        : `${real} was deleted since it was read; read or create it again before writing`,
+      { path: real, expectedMtimeMs: options.expectedMtimeMs, actualMtimeMs: before?.mtimeMs ?? null },
+    );
+  }
+  const temp = path.join(
+    dir,
+    `.${path.basename(real)}.cadre-${process.pid}-${randomBytes(6).toString('hex')}.tmp`,
+  );
+  const data = Buffer.from(content, 'utf8');
+  try {
+    const handle = await open(temp, 'wx', before?.mode ?? 0o666);
+    try {
+      await handle.writeFile(data);
+      // open()'s mode is filtered by the umask; an existing file's mode must survive exactly.
+      if (before) await handle.chmod(before.mode);
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, real);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw fsError(error, real);
+  }
+  const after = await stat(real).catch(() => undefined);
+  return {
+    path: real,
+    bytes: data.length,
+    created: before === undefined,
+    mtimeMs: after?.mtimeMs ?? Date.now(),
+  };
+}

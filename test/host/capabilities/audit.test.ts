@@ -1,0 +1,179 @@
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createAuditLog,
+  redactSecrets,
+  summarizeArgs,
+  type AuditEntry,
+} from '../../../src/host/capabilities/audit.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'cadre-audit-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function lines(file: string): Promise<Record<string, unknown>[]> {
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+function entry(overrides: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    agentId: 'a1',
+    agentType: 'explore',
+    runId: 'r1',
+    capability: 'fs.read',
+    args: { path: 'src/a.ts' },
+    decision: 'allow',
+    reason: 'reads are allowed',
+    durationMs: 1.23456,
+    ok: true,
+    ...overrides,
+  };
+}
+
+describe('createAuditLog', () => {
+  it('writes one JSONL line per call, in order, into a new directory', async () => {
+    const file = path.join(dir, 'nested', 'deeper', 'audit.jsonl');
+    const log = createAuditLog(file, { clock: () => 1000 });
+    log.record(entry());
+    log.record(
+      entry({
+        capability: 'exec.run',
+        args: { command: 'npm test' },
+        decision: 'ask',
+        approval: 'deny',
+        ok: false,
+        errorCode: 'approval_denied',
+      }),
+    );
+    await log.close();
+    const [first, second] = await lines(file);
+    expect(first).toEqual({
+      at: 1000,
+      runId: 'r1',
+      agentId: 'a1',
+      agentType: 'explore',
+      capability: 'fs.read',
+      args: { path: 'src/a.ts' },
+      decision: 'allow',
+      reason: 'reads are allowed',
+      durationMs: 1.235,
+      ok: true,
+    });
+    expect(second).toMatchObject({
+      capability: 'exec.run',
+      decision: 'ask',
+      approval: 'deny',
+      ok: false,
+      errorCode: 'approval_denied',
+    });
+  });
+
+  it('never logs file content, only the path and byte count', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = createAuditLog(file);
+    log.record(entry({ capability: 'fs.write', args: { path: 'a.txt', content: 'TOP SECRET ünïcode' } }));
+    await log.close();
+    const text = await readFile(file, 'utf8');
+    expect(text).not.toContain('TOP SECRET');
+    expect((await lines(file))[0]?.args).toEqual({
+      path: 'a.txt',
+      bytes: Buffer.byteLength('TOP SECRET ünïcode'),
+    });
+  });
+
+  it('loses nothing buffered when closed, even thousands of lines', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = createAuditLog(file, { flushIntervalMs: 10_000 });
+    for (let i = 0; i < 5000; i++) log.record(entry({ args: { path: `f${i}` } }));
+    await log.close();
+    const all = await lines(file);
+    expect(all).toHaveLength(5000);
+    expect(all[4999]?.args).toEqual({ path: 'f4999' });
+  });
+
+  it('writes within the flush interval without a close', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = createAuditLog(file, { flushIntervalMs: 5 });
+    log.record(entry());
+    await new Promise((r) => setTimeout(r, 60));
+    await log.flush();
+    expect(await lines(file)).toHaveLength(1);
+    await log.close();
+  });
+
+  it('still writes lines recorded after close', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = createAuditLog(file);
+    await log.close();
+    log.record(entry());
+    await log.flush();
+    expect(await lines(file)).toHaveLength(1);
+  });
+
+  it('reports a write failure and keeps going', async () => {
+    const file = path.join(dir, 'is-a-dir');
+    await mkdir(file);
+    const errors: Error[] = [];
+    const log = createAuditLog(file, { onError: (e) => errors.push(e) });
+    log.record(entry());
+    await log.close();
+    expect(errors).toHaveLength(1);
+  });
+
+  it('survives an entry it cannot serialise', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = createAuditLog(file);
+    log.record(entry({ rule: 10n as unknown as string }));
+    await log.close();
+    expect((await lines(file))[0]?.error).toContain('unloggable');
+  });
+});
+
+describe('summarizeArgs', () => {
+  it.each([
+    [
+      'exec.run',
+      { command: 'curl -H "Authorization: Bearer abc123" --token=xyz https://u:pw@host/x' },
+      'abc123',
+    ],
+    ['exec.run', { command: 'GITHUB_TOKEN=ghp_123 gh pr list' }, 'ghp_123'],
+    ['web.fetch', { url: 'https://user:pw@example.com/a?key=SECRET#frag' }, 'SECRET'],
+    [
+      'agents.task',
+      { subagent_type: 'explore', prompt: 'the whole PROMPT text', description: 'd' },
+      'PROMPT',
+    ],
+    ['mcp.call', { tool: 'mcp__s__t', input: { body: 'CONTENT' } }, 'CONTENT'],
+  ])('%s keeps secrets and content out', (cap, args, secret) => {
+    expect(JSON.stringify(summarizeArgs(cap, args))).not.toContain(secret);
+  });
+
+  it('keeps what identifies the call', () => {
+    expect(summarizeArgs('web.fetch', { url: 'https://example.com/a?b=c' })).toEqual({
+      url: 'https://example.com/a',
+    });
+    expect(summarizeArgs('fs.readMany', { paths: ['a', 'b', 'c', 'd', 'e', 'f'] })).toEqual({
+      count: 6,
+      paths: ['a', 'b', 'c', 'd', 'e'],
+    });
+    expect(summarizeArgs('exec.run', { command: 'x'.repeat(1000) }).command).toHaveLength(
+      300 + '… (1000 chars)'.length,
+    );
+    expect(summarizeArgs('fs.read', null)).toEqual({});
+  });
+
+  it('masks common credential shapes', () => {
+    expect(redactSecrets('mysql --password=hunter2 -u root')).toBe('mysql --password=*** -u root');
+    expect(redactSecrets('API_KEY="a b" run')).toBe('API_KEY=*** run');
+  });
+});

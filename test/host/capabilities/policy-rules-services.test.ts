@@ -1,0 +1,309 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decide,
+  validateRules,
+  type PolicyInput,
+  type PolicyRules,
+} from '../../../src/host/capabilities/policy.js';
+import type { PermissionMode } from '../../../src/shared/task.js';
+
+const P = '/work/proj';
+
+/** A resolved path inside the project (no symlinks). */
+function inside(rel: string) {
+  const abs = `${P}/${rel}`;
+  return { requested: rel, absolute: abs, real: abs, exists: true };
+}
+
+function call(capability: string, fields: Partial<PolicyInput> = {}): Omit<PolicyInput, 'mode'> {
+  return { capability, projectDir: P, homeDir: '/home/u', ...fields };
+}
+
+const CALLS: Record<string, Omit<PolicyInput, 'mode'>> = {
+  'fs.read': call('fs.read', { path: inside('src/a.ts') }),
+  'fs.readMany': call('fs.readMany', { paths: [inside('src/a.ts'), inside('src/b.ts')] }),
+  'fs.glob': call('fs.glob', { path: inside('src'), pattern: '**/*.ts' }),
+  'fs.stat': call('fs.stat', { path: inside('src/a.ts') }),
+  'fs.list': call('fs.list', { path: inside('src') }),
+  'fs.write': call('fs.write', { path: inside('src/a.ts') }),
+  'exec.run': call('exec.run', { command: 'npm test' }),
+  'web.fetch': call('web.fetch', { url: 'https://example.com/page' }),
+  'mcp.call': call('mcp.call', { tool: 'mcp__github__create_issue' }),
+  'agents.task': call('agents.task', { agentType: 'explore' }),
+  'agents.output': call('agents.output'),
+  'agents.stop': call('agents.stop'),
+  'todos.read': call('todos.read'),
+  'todos.write': call('todos.write'),
+  'events.emit': call('events.emit'),
+  'fs.delete': call('fs.delete', { path: inside('src/a.ts') }),
+};
+
+interface Row {
+  name: string;
+  cap: string;
+  fields?: Partial<PolicyInput>;
+  mode?: PermissionMode;
+  rules: PolicyRules;
+  expected: 'allow' | 'ask' | 'deny';
+  reason?: string;
+}
+
+const RULE_TABLE: Row[] = [
+  // Read rules
+  {
+    name: 'deny Read',
+    cap: 'fs.read',
+    mode: 'bypassPermissions',
+    fields: { path: inside('secrets/a.txt') },
+    rules: { deny: ['Read(secrets/**)'] },
+    expected: 'deny',
+  },
+  {
+    name: 'deny Read covers glob',
+    cap: 'fs.glob',
+    fields: { path: inside('secrets'), pattern: '*' },
+    rules: { deny: ['Read(secrets/**)'] },
+    expected: 'deny',
+  },
+  {
+    name: 'deny Read covers list',
+    cap: 'fs.list',
+    fields: { path: inside('secrets/x') },
+    rules: { deny: ['Read(secrets)'] },
+    expected: 'deny',
+  },
+  {
+    name: 'deny Read covers readMany',
+    cap: 'fs.readMany',
+    fields: { paths: [inside('a.ts'), inside('secrets/b')] },
+    rules: { deny: ['Read(secrets/**)'] },
+    expected: 'deny',
+  },
+  {
+    name: 'deny Grep covers readMany only',
+    cap: 'fs.read',
+    fields: { path: inside('vendor/a.js') },
+    rules: { deny: ['Grep(vendor/**)'] },
+    expected: 'allow',
+  },
+  {
+    name: 'deny Grep',
+    cap: 'fs.readMany',
+    fields: { paths: [inside('vendor/a.js')] },
+    rules: { deny: ['Grep(vendor/**)'] },
+    expected: 'deny',
+  },
+  {
+    name: 'ask Read',
+    cap: 'fs.read',
+    fields: { path: inside('docs/a.md') },
+    rules: { ask: ['Read(docs/**)'] },
+    expected: 'ask',
+  },
+  {
+    name: 'home-relative rule',
+    cap: 'fs.read',
+    fields: {
+      path: {
+        requested: '/home/u/notes/a',
+        absolute: '/home/u/notes/a',
+        real: '/home/u/notes/a',
+        exists: true,
+      },
+      extraRoots: ['/home/u/notes'],
+    },
+    rules: { deny: ['Read(~/notes/**)'] },
+    expected: 'deny',
+  },
+  // WebFetch
+  {
+    name: 'domain allow',
+    cap: 'web.fetch',
+    fields: { url: 'https://example.com/a?b=c' },
+    rules: { allow: ['WebFetch(domain:example.com)'] },
+    expected: 'allow',
+  },
+  {
+    name: 'domain is exact',
+    cap: 'web.fetch',
+    fields: { url: 'https://api.example.com/' },
+    rules: { allow: ['WebFetch(domain:example.com)'] },
+    expected: 'ask',
+  },
+  {
+    name: 'subdomain wildcard',
+    cap: 'web.fetch',
+    fields: { url: 'https://api.example.com/' },
+    rules: { allow: ['WebFetch(domain:*.example.com)'] },
+    expected: 'allow',
+  },
+  {
+    name: 'lookalike domain does not match the wildcard',
+    cap: 'web.fetch',
+    fields: { url: 'https://evilexample.com/' },
+    rules: { allow: ['WebFetch(domain:*.example.com)'] },
+    expected: 'ask',
+  },
+  {
+    name: 'bare WebFetch deny',
+    cap: 'web.fetch',
+    mode: 'bypassPermissions',
+    fields: { url: 'https://example.com/' },
+    rules: { deny: ['WebFetch'] },
+    expected: 'deny',
+  },
+  {
+    name: 'file URLs are refused',
+    cap: 'web.fetch',
+    mode: 'bypassPermissions',
+    fields: { url: 'file:///etc/passwd' },
+    rules: { allow: ['WebFetch'] },
+    expected: 'deny',
+  },
+  // MCP
+  {
+    name: 'server rule',
+    cap: 'mcp.call',
+    fields: { tool: 'mcp__github__create_issue' },
+    rules: { allow: ['mcp__github'] },
+    expected: 'allow',
+  },
+  {
+    name: 'server wildcard',
+    cap: 'mcp.call',
+    fields: { tool: 'mcp__github__create_issue' },
+    rules: { allow: ['mcp__github__*'] },
+    expected: 'allow',
+  },
+  {
+    name: 'server rule does not match a longer server name',
+    cap: 'mcp.call',
+    fields: { tool: 'mcp__githubx__a' },
+    rules: { allow: ['mcp__github'] },
+    expected: 'ask',
+  },
+  {
+    name: 'tool deny beats server allow',
+    cap: 'mcp.call',
+    fields: { tool: 'mcp__github__delete_repo' },
+    rules: { allow: ['mcp__github'], deny: ['mcp__github__delete_repo'] },
+    expected: 'deny',
+  },
+  {
+    name: 'plan allows a named MCP tool',
+    cap: 'mcp.call',
+    mode: 'plan',
+    fields: { tool: 'mcp__docs__search' },
+    rules: { allow: ['mcp__docs__search'] },
+    expected: 'allow',
+  },
+  // Task and bookkeeping
+  {
+    name: 'Task type deny',
+    cap: 'agents.task',
+    fields: { agentType: 'general-purpose' },
+    rules: { deny: ['Task(general-purpose)'] },
+    expected: 'deny',
+  },
+  {
+    name: 'Task type deny leaves others',
+    cap: 'agents.task',
+    fields: { agentType: 'explore' },
+    rules: { deny: ['Task(general-purpose)'] },
+    expected: 'allow',
+  },
+  {
+    name: 'Agent alias',
+    cap: 'agents.task',
+    fields: { agentType: 'explore' },
+    rules: { deny: ['Agent'] },
+    expected: 'deny',
+  },
+  { name: 'TodoWrite deny', cap: 'todos.write', rules: { deny: ['TodoWrite'] }, expected: 'deny' },
+  // Malformed rules never match
+  {
+    name: 'a malformed deny rule is ignored',
+    cap: 'exec.run',
+    mode: 'bypassPermissions',
+    fields: { command: 'ls' },
+    rules: { deny: ['Bash(ls'] },
+    expected: 'allow',
+  },
+];
+
+describe('decide: rules for reads and services', () => {
+  it.each(RULE_TABLE.map((r) => [r.name, r] as const))('%s', (_name, row) => {
+    const input = {
+      ...(CALLS[row.cap] as PolicyInput),
+      ...row.fields,
+      mode: row.mode ?? 'default',
+      rules: row.rules,
+    };
+    const result = decide(input);
+    expect(result.decision).toBe(row.expected);
+    if (row.reason) expect(result.reason).toContain(row.reason);
+  });
+
+  it('names the rule and the file it came from', () => {
+    const rules = { deny: [{ rule: 'Bash(rm:*)', origin: '/work/proj/.cadre/config.json' }] };
+    const result = decide({
+      ...(CALLS['exec.run'] as PolicyInput),
+      command: 'rm -rf dist',
+      mode: 'default',
+      rules,
+    });
+    expect(result).toMatchObject({
+      decision: 'deny',
+      rule: 'Bash(rm:*)',
+      origin: '/work/proj/.cadre/config.json',
+      code: 'permission_denied',
+    });
+    expect(result.reason).toContain('matches deny rule "Bash(rm:*)" in /work/proj/.cadre/config.json');
+  });
+
+  it('accepts the same rules object many times (memoised parsing)', () => {
+    const rules = { allow: ['Bash(git status:*)'] };
+    for (let i = 0; i < 3; i++) {
+      expect(
+        decide({ ...(CALLS['exec.run'] as PolicyInput), command: 'git status', mode: 'default', rules })
+          .decision,
+      ).toBe('allow');
+    }
+  });
+});
+
+describe('validateRules', () => {
+  it('reports malformed rules with their list, origin and a hint', () => {
+    const problems = validateRules({
+      allow: ['Bash(git status:*)', 'Bsh(ls)', { rule: 'Bash(ls', origin: '/p/.cadre/config.json' }],
+      deny: ['Bash(rm:* -rf)', 'WebFetch(example.com)', 'WebSearch', 'Read()'],
+      ask: ['mcp__bad name'],
+    });
+    expect(problems).toHaveLength(7);
+    expect(problems[0]).toContain('did you mean "Bash"');
+    expect(problems[1]).toMatch(/^\/p\/\.cadre\/config\.json: permissions\.allow:/);
+    expect(problems.join('\n')).toContain('":*" may only end the command prefix');
+    expect(problems.join('\n')).toContain('WebFetch(domain:example.com)');
+    expect(problems.join('\n')).toContain('cadre does not have');
+  });
+
+  it('accepts every documented shape', () => {
+    expect(
+      validateRules({
+        allow: [
+          'Bash',
+          'Bash(git status:*)',
+          'Bash(npm run test:*)',
+          'Write(src/**)',
+          'Read(**/.env)',
+          'Edit(//abs/**)',
+          'WebFetch(domain:example.com)',
+          'mcp__github',
+          'mcp__github__*',
+          'Task(explore, plan)',
+          'TodoWrite',
+        ],
+      }),
+    ).toEqual([]);
+  });
+});
