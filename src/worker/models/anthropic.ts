@@ -1,0 +1,159 @@
+// The anthropic model client: the official SDK, streaming, with the SDK's own retries, an idle
+// watchdog on the body (the SDK's timeout stops at the headers), and normalized events out.
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
+import { CadreError } from '../../shared/errors.js';
+import type { ModelConfig } from '../../shared/run-spec.js';
+import { toModelError } from './anthropic-errors.js';
+import { MessageAccumulator, type RawStreamEvent } from './message-accumulator.js';
+import type { ModelClient, ModelRequest, ModelStreamEvent } from './model-client.js';
+
+/**
+ * A client without a key or token (a local compatible server): it must not fall back to the SDK's
+ * default credential chain, which reads profile files the worker may not open.
+ */
+class KeylessAnthropic extends Anthropic {
+  protected override _shouldResolveDefaultCredentials(): boolean {
+    return false;
+  }
+}
+
+/** Resets on every byte of a response body; fires `onIdle` after `ms` of silence once armed. */
+class IdleWatchdog {
+  private timer: NodeJS.Timeout | undefined;
+  fired = false;
+  constructor(
+    private readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {}
+  arm(): void {
+    this.touch();
+  }
+  touch(): void {
+    if (this.fired) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.onIdle();
+    }, this.ms);
+  }
+  stop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** Builds the anthropic client of a run. Credentials and base URL come only from `config`. */
+export function createAnthropicClient(config: ModelConfig): ModelClient {
+  const watchdogs = new Set<IdleWatchdog>();
+  // Every chunk of every body counts as activity, pings included (the SDK drops pings before we see events).
+  const fetchWithActivity: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.body === null) return response;
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          for (const w of watchdogs) w.touch();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+  const keyless = config.apiKey === undefined && config.authToken === undefined;
+  const options = {
+    ...(config.apiKey !== undefined ? { apiKey: config.apiKey, authToken: null } : {}),
+    ...(config.apiKey === undefined && config.authToken !== undefined
+      ? { authToken: config.authToken, apiKey: null }
+      : {}),
+    ...(keyless
+      ? { apiKey: null, authToken: null, defaultHeaders: { authorization: null, 'x-api-key': null } }
+      : {}),
+    ...(config.baseURL !== undefined ? { baseURL: config.baseURL } : {}),
+    maxRetries: config.maxRetries,
+    // The SDK's timeout covers the wait for the headers; after them the idle watchdog takes over.
+    timeout: config.streamIdleTimeoutMs,
+    fetch: fetchWithActivity,
+    logLevel: 'off' as const,
+    openTelemetry: false as const,
+  };
+  const client = keyless ? new KeylessAnthropic(options) : new Anthropic(options);
+  const baseURL = client.baseURL;
+
+  return {
+    kind: 'anthropic',
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+      const controller = new AbortController();
+      const onAbort = () => controller.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const watchdog = new IdleWatchdog(config.streamIdleTimeoutMs, () => controller.abort());
+      const ctx = () => ({
+        baseURL,
+        idleTimeoutMs: config.streamIdleTimeoutMs,
+        idle: watchdog.fired,
+        cancelled: signal.aborted,
+      });
+      let finished = false;
+      try {
+        if (signal.aborted) throw new CadreError('cancelled', 'the model call was cancelled');
+        const acc = new MessageAccumulator();
+        let stream: AsyncIterable<unknown>;
+        try {
+          stream = await client.messages.create(toParams(request), { signal: controller.signal });
+        } catch (error) {
+          throw toModelError(error, ctx());
+        }
+        watchdogs.add(watchdog);
+        watchdog.arm();
+        try {
+          for await (const raw of stream) {
+            if (typeof raw !== 'object' || raw === null || typeof (raw as RawStreamEvent).type !== 'string')
+              continue;
+            yield* acc.push(raw as RawStreamEvent);
+          }
+        } catch (error) {
+          throw toModelError(error, ctx());
+        }
+        // The SDK ends the iteration quietly when its request is aborted: find out why.
+        if (watchdog.fired || signal.aborted) throw toModelError(new Error('aborted'), ctx());
+        if (!acc.stopped) {
+          throw new CadreError(
+            'model_error',
+            `the model stream from ${baseURL} ended before message_stop (connection closed)`,
+            {
+              reason: 'model_error',
+            },
+          );
+        }
+        yield* acc.finish();
+        finished = true;
+      } finally {
+        watchdog.stop();
+        watchdogs.delete(watchdog);
+        signal.removeEventListener('abort', onAbort);
+        // A consumer that stops early must not leave the HTTP request running.
+        if (!finished) controller.abort();
+      }
+    },
+  };
+}
+
+/** The request body. Sampling parameters (temperature, top_p, top_k) are never sent. */
+function toParams(request: ModelRequest): MessageCreateParamsStreaming {
+  const params: MessageCreateParamsStreaming = {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    messages: request.messages as MessageCreateParamsStreaming['messages'],
+    stream: true,
+  };
+  if (request.system !== '') params.system = request.system;
+  if (request.tools.length > 0) {
+    params.tools = request.tools as NonNullable<MessageCreateParamsStreaming['tools']>;
+    if (request.toolChoice === 'none') params.tool_choice = { type: 'none' };
+  }
+  return params;
+}

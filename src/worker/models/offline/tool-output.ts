@@ -1,0 +1,63 @@
+// Reads back what the tools answered, leniently: file lists (Glob, Grep files_with_matches),
+// `path:line:text` matches (Grep content) and numbered file text (Read). Whatever a line does not
+// fit is skipped rather than guessed at, and every list comes back sorted for determinism.
+
+/** One line of one file. */
+export interface LineRef {
+  path: string;
+  line: number;
+  text: string;
+}
+
+const NOTE_LINE =
+  /^(?:found \d+|no (?:files|matches)|\(|\[|\.\.\.|…|showing|results? (?:truncated|limited))/i;
+
+/** Paths from a file-list output, sorted and deduplicated. */
+export function parseFileList(content: string): string[] {
+  const out = new Set<string>();
+  for (const raw of content.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || NOTE_LINE.test(line) || line.length > 500) continue;
+    out.add(line.replace(/^\.\//, ''));
+  }
+  return [...out].sort();
+}
+
+/** `path:line:text` matches from Grep's content mode (context lines, `path-line-text`, are skipped). */
+export function parseGrepContent(content: string): LineRef[] {
+  const refs: LineRef[] = [];
+  for (const raw of content.split('\n')) {
+    const m = /^(.+?):(\d+):(.*)$/.exec(raw);
+    if (m === null || m[1] === undefined || m[2] === undefined) continue;
+    refs.push({ path: m[1].replace(/^\.\//, ''), line: Number(m[2]), text: m[3] ?? '' });
+  }
+  return refs;
+}
+
+/** The lines of a Read output, numbered as the tool numbered them (`  12\ttext`), else from `offset`. */
+export function parseReadContent(content: string, path: string, offset = 1): LineRef[] {
+  const lines = content.split('\n');
+  const numbered = lines.map((l) => /^\s*(\d+)(?:\t|→|\| ?)(.*)$/.exec(l));
+  const mostlyNumbered =
+    numbered.filter((m) => m !== null).length >= Math.max(1, Math.floor(lines.length / 2));
+  if (mostlyNumbered) {
+    return numbered.flatMap((m) => (m === null ? [] : [{ path, line: Number(m[1]), text: m[2] ?? '' }]));
+  }
+  return lines.map((text, i) => ({ path, line: offset + i, text }));
+}
+
+/** A glob as a regex over `/`-separated paths (`**` spans directories, `*` does not). */
+export function globToRegExp(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i] ?? '';
+    if (ch === '*' && glob[i + 1] === '*') {
+      const slash = glob[i + 2] === '/';
+      source += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
+    } else if (ch === '*') source += '[^/]*';
+    else if (ch === '?') source += '[^/]';
+    else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 'i');
+}

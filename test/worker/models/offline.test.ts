@@ -1,0 +1,196 @@
+// The offline model driving the real agent loop and the real worker tools (Glob, Grep, Read)
+// over a real temp directory: it plans real searches and writes a deterministic report with
+// file:line references, whatever subset of tools it is given.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CAPS } from '../../../src/shared/run-spec.js';
+import type { LoopTools } from '../../../src/worker/agent-loop.js';
+import { createOfflineClient, OFFLINE_NOTICE } from '../../../src/worker/models/offline.js';
+import { extractTerms } from '../../../src/worker/models/offline/keywords.js';
+import { runTool, toolDefinitionsFor } from '../../../src/worker/tools/index.js';
+import { fsCapabilities } from './fs-capabilities.js';
+import { drive, makeSpec, ofType } from './loop-support.js';
+
+let root: string;
+
+const FILES: Record<string, string> = {
+  'src/agent-loop.ts': [
+    '// The loop.',
+    "import { helper } from './helper.js';",
+    '',
+    'export async function* runAgentLoop(deps) {',
+    '  let turns = 0;',
+    '  if (turns >= deps.spec.maxTurns) return;',
+    '}',
+  ].join('\n'),
+  'src/helper.ts': 'export function helper() {\n  return 42;\n}\n',
+  'src/config/limits.ts': 'export const DEFAULT_MAX_TURNS = 25;\n// maxTurns comes from the agent file.\n',
+  'README.md': '# Demo\n\nCall runAgentLoop to run an agent.\n',
+  'docs/notes.txt': 'Nothing relevant here.\n',
+};
+
+beforeAll(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'cadre-offline-'));
+  for (const [rel, content] of Object.entries(FILES)) {
+    await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+    await fs.writeFile(path.join(root, rel), content);
+  }
+});
+afterAll(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** The real tools over the temp directory, limited to `names`. */
+function realTools(names: string[], dir = root): LoopTools & { calls: string[] } {
+  const calls: string[] = [];
+  const ctx = { caps: fsCapabilities(dir), cwd: dir, limits: DEFAULT_CAPS, readState: new Map() };
+  return {
+    calls,
+    definitions: toolDefinitionsFor(names),
+    run: (name, input) => {
+      calls.push(name);
+      return runTool(name, input, ctx);
+    },
+  };
+}
+
+const offlineRun = (prompt: string, tools: LoopTools) =>
+  drive({ spec: makeSpec({ prompt, system: 'You explore code.' }), client: createOfflineClient(), tools });
+
+describe('offline model', () => {
+  it('searches with the real tools and reports file:line references', async () => {
+    const tools = realTools(['Glob', 'Grep', 'Read']);
+    const { events, result } = await offlineRun(
+      'Where is `runAgentLoop` defined and how is maxTurns enforced?',
+      tools,
+    );
+    expect(result.status).toBe('completed');
+    expect(result.turns).toBe(3);
+    const firstLine = result.result.split('\n')[0] ?? '';
+    expect(firstLine).toBe(OFFLINE_NOTICE);
+    expect(firstLine).toContain('no API key configured');
+    expect(firstLine).toContain('export ANTHROPIC_API_KEY=');
+    expect(firstLine).toContain('ANTHROPIC_BASE_URL');
+    expect(firstLine).toContain('--model');
+    // Real line numbers from the real files.
+    expect(result.result).toContain('- `src/agent-loop.ts:4`: `export async function* runAgentLoop(deps) {`');
+    expect(result.result).toContain('- `README.md:3`: `Call runAgentLoop to run an agent.`');
+    expect(result.result).toContain('- `src/agent-loop.ts:6`: `if (turns >= deps.spec.maxTurns) return;`');
+    expect(result.result).toContain('- `src/config/limits.ts:2`: `// maxTurns comes from the agent file.`');
+    expect(result.result).not.toContain('docs/notes.txt:');
+    // Turn 1 discovers (Glob + Grep files_with_matches), turn 2 looks closer (Grep -n + Read).
+    const calls = ofType(events, 'tool-call');
+    expect(calls.slice(0, 2).map((c) => [c.name, (c.input as { output_mode?: string }).output_mode])).toEqual(
+      [
+        ['Glob', undefined],
+        ['Grep', 'files_with_matches'],
+      ],
+    );
+    expect(calls[2]).toMatchObject({ name: 'Grep', input: { output_mode: 'content', '-n': true } });
+    expect(calls.slice(3).every((c) => c.name === 'Read')).toBe(true);
+    expect(calls.slice(3).map((c) => (c.input as { file_path: string }).file_path)).toContain(
+      'src/agent-loop.ts',
+    );
+    expect(ofType(events, 'tool-result').every((r) => !r.isError)).toBe(true);
+    expect(ofType(events, 'text-delta').length).toBeGreaterThan(3);
+  });
+
+  it('labels its usage as estimated', async () => {
+    const { events, result } = await offlineRun('find helper', realTools(['Glob', 'Grep', 'Read']));
+    expect(result.usage.input_tokens).toBeGreaterThan(0);
+    expect(result.usage.output_tokens).toBeGreaterThan(0);
+    expect(ofType(events, 'notice').map((n) => n.message)).toEqual([expect.stringContaining('estimates')]);
+    expect(result.result).toContain('estimates (characters ÷ 4)');
+  });
+
+  it('is deterministic: the same files give the same report, whatever their modification times', async () => {
+    const task = 'How does `helper` relate to runAgentLoop?';
+    const a = await offlineRun(task, realTools(['Glob', 'Grep', 'Read']));
+    // Newest-first listings change order when the times change: the report must not.
+    const future = new Date(Date.now() + 60_000);
+    await fs.utimes(path.join(root, 'docs/notes.txt'), future, future);
+    await fs.utimes(path.join(root, 'src/helper.ts'), new Date(0), new Date(0));
+    const b = await offlineRun(task, realTools(['Glob', 'Grep', 'Read']));
+    expect(b.result.result).toBe(a.result.result);
+    expect(b.result.usage).toEqual(a.result.usage);
+  });
+
+  it('scales how many files it reads with the thoroughness asked for', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cadre-offline-many-'));
+    try {
+      for (let i = 0; i < 14; i++)
+        await fs.writeFile(
+          path.join(dir, `widget-${String(i).padStart(2, '0')}.ts`),
+          `export const widgetCount = ${i};\n`,
+        );
+      const reads = async (prompt: string) => {
+        const tools = realTools(['Glob', 'Grep', 'Read'], dir);
+        await offlineRun(prompt, tools);
+        return tools.calls.filter((c) => c === 'Read').length;
+      };
+      const quick = await reads('quick: where is widgetCount set?');
+      const medium = await reads('where is widgetCount set?');
+      const thorough = await reads('very thorough: where is widgetCount set?');
+      expect([quick, medium, thorough]).toEqual([2, 4, 10]);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('works without Grep: Glob finds files by name, Read supplies the lines', async () => {
+    const tools = realTools(['Glob', 'Read']);
+    const { events, result } = await offlineRun('What does helper.ts export?', tools);
+    expect(result.status).toBe('completed');
+    expect(tools.calls).not.toContain('Grep');
+    expect(ofType(events, 'tool-call').map((c) => c.name)).toEqual(['Glob', 'Glob', 'Read']);
+    expect(result.result).toContain('- `src/helper.ts:1`: `export function helper() {`');
+  });
+
+  it('reports without searching when it has no tools', async () => {
+    const tools = realTools([]);
+    const { result } = await offlineRun('Where is runAgentLoop?', tools);
+    expect(result).toMatchObject({ status: 'completed', turns: 1, toolCalls: 0 });
+    expect(result.result.split('\n')[0]).toBe(OFFLINE_NOTICE);
+    expect(result.result).toContain('nothing was searched');
+  });
+
+  it('writes its report at once when the host asks for the grace turn', async () => {
+    let turn = 0;
+    const tools = realTools(['Glob', 'Grep', 'Read']);
+    const { result } = await drive({
+      spec: makeSpec({ prompt: 'Where is runAgentLoop?' }),
+      client: createOfflineClient(),
+      tools,
+      grace: { requested: () => ++turn > 1, message: () => 'Time is almost up.' },
+    });
+    expect(result).toMatchObject({ status: 'completed', turns: 2 });
+    expect(result.result).toContain('Keywords: `runAgentLoop`');
+    expect(result.result).toContain('`README.md`'); // what turn 1 found made it into the report
+  });
+});
+
+describe('offline keyword extraction', () => {
+  it('keeps identifiers, quoted strings and file names, drops stop words', () => {
+    const { keywords, thoroughness } = extractTerms(
+      'Very thorough: where does "retry budget" meet max_retries in src/worker/agent-loop.ts and the RetryPolicy class?',
+    );
+    expect(keywords.map((k) => [k.text, k.kind])).toEqual([
+      ['retry budget', 'quoted'],
+      ['max_retries', 'identifier'],
+      ['src/worker/agent-loop.ts', 'file'],
+      ['RetryPolicy', 'identifier'],
+      ['meet', 'word'],
+      ['class', 'word'],
+    ]);
+    expect(keywords[2]).toMatchObject({ term: 'agent-loop', glob: '**/src/worker/agent-loop.ts' });
+    expect(thoroughness).toBe('very thorough');
+  });
+
+  it('reads thoroughness words and defaults to medium', () => {
+    expect(extractTerms('quick look at the parser').thoroughness).toBe('quick');
+    expect(extractTerms('where is the parser').thoroughness).toBe('medium');
+    expect(extractTerms('where is the parser').keywords.map((k) => k.text)).toEqual(['parser']);
+  });
+});
