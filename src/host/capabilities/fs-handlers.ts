@@ -60,6 +60,7 @@ async function authorize(ctx: EffectContext, input: Omit<PolicyInput, 'projectDi
       summary,
       reason: verdict.reason,
       ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+      signal: ctx.signal,
     });
     if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
     return answer.reason;

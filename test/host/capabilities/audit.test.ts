@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ function entry(overrides: Partial<AuditEntry> = {}): AuditEntry {
 describe('createAuditLog', () => {
   it('writes one JSONL line per call, in order, into a new directory', async () => {
     const file = path.join(dir, 'nested', 'deeper', 'audit.jsonl');
-    const log = createAuditLog(file, { clock: () => 1000 });
+    const log = await createAuditLog(file, { clock: () => 1000 });
     log.record(entry());
     log.record(
       entry({
@@ -80,7 +80,7 @@ describe('createAuditLog', () => {
 
   it('never logs file content, only the path and byte count', async () => {
     const file = path.join(dir, 'audit.jsonl');
-    const log = createAuditLog(file);
+    const log = await createAuditLog(file);
     log.record(entry({ capability: 'fs.write', args: { path: 'a.txt', content: 'TOP SECRET ünïcode' } }));
     await log.close();
     const text = await readFile(file, 'utf8');
@@ -93,7 +93,7 @@ describe('createAuditLog', () => {
 
   it('loses nothing buffered when closed, even thousands of lines', async () => {
     const file = path.join(dir, 'audit.jsonl');
-    const log = createAuditLog(file, { flushIntervalMs: 10_000 });
+    const log = await createAuditLog(file, { flushIntervalMs: 10_000 });
     for (let i = 0; i < 5000; i++) log.record(entry({ args: { path: `f${i}` } }));
     await log.close();
     const all = await lines(file);
@@ -103,7 +103,7 @@ describe('createAuditLog', () => {
 
   it('writes within the flush interval without a close', async () => {
     const file = path.join(dir, 'audit.jsonl');
-    const log = createAuditLog(file, { flushIntervalMs: 5 });
+    const log = await createAuditLog(file, { flushIntervalMs: 5 });
     log.record(entry());
     await new Promise((r) => setTimeout(r, 60));
     await log.flush();
@@ -113,7 +113,7 @@ describe('createAuditLog', () => {
 
   it('still writes lines recorded after close', async () => {
     const file = path.join(dir, 'audit.jsonl');
-    const log = createAuditLog(file);
+    const log = await createAuditLog(file);
     await log.close();
     log.record(entry());
     await log.flush();
@@ -124,15 +124,26 @@ describe('createAuditLog', () => {
     const file = path.join(dir, 'is-a-dir');
     await mkdir(file);
     const errors: Error[] = [];
-    const log = createAuditLog(file, { onError: (e) => errors.push(e) });
+    const log = await createAuditLog(file, { onError: (e) => errors.push(e) });
     log.record(entry());
     await log.close();
     expect(errors).toHaveLength(1);
+    log.record(entry());
+    await log.flush();
+    expect(errors).toHaveLength(2);
+  });
+
+  it('rejects with io_error when the directory cannot be made', async () => {
+    const blocker = path.join(dir, 'file');
+    await writeFile(blocker, 'x');
+    await expect(createAuditLog(path.join(blocker, 'sub', 'audit.jsonl'))).rejects.toMatchObject({
+      code: 'io_error',
+    });
   });
 
   it('survives an entry it cannot serialise', async () => {
     const file = path.join(dir, 'audit.jsonl');
-    const log = createAuditLog(file);
+    const log = await createAuditLog(file);
     log.record(entry({ rule: 10n as unknown as string }));
     await log.close();
     expect((await lines(file))[0]?.error).toContain('unloggable');
@@ -156,6 +167,10 @@ describe('summarizeArgs', () => {
     ['mcp.call', { tool: 'mcp__s__t', input: { body: 'CONTENT' } }, 'CONTENT'],
   ])('%s keeps secrets and content out', (cap, args, secret) => {
     expect(JSON.stringify(summarizeArgs(cap, args))).not.toContain(secret);
+  });
+
+  it('keeps a caller summary short and masked', () => {
+    expect(summarizeArgs('exec.run', 'psql --password=pw')).toEqual({ summary: 'psql --password=***' });
   });
 
   it('keeps what identifies the call', () => {

@@ -62,6 +62,23 @@ describe('path jail (ResolvedPath inputs)', () => {
     expect(result.decision).toBe('allow');
   });
 
+  it('needs an allow rule to match both the written and the real path', () => {
+    const viaLink = rp('src/gen/a.ts', `${P}/src/gen/a.ts`, `${P}/build/a.ts`);
+    const result = decide({ ...ask('fs.write', viaLink), rules: { allow: ['Write(src/**)'] } });
+    expect(result.decision).toBe('ask');
+    const both = decide({
+      ...ask('fs.write', viaLink),
+      rules: { allow: ['Write(src/**)', 'Write(build/**)'] },
+    });
+    expect(both.decision).toBe('allow');
+  });
+
+  it('applies a deny rule that matches only where a symlink really leads', () => {
+    const viaLink = rp('docs/link', `${P}/docs/link`, `${P}/secrets/key.txt`);
+    const result = decide({ ...ask('fs.read', viaLink), rules: { deny: ['Read(secrets/**)'] } });
+    expect(result).toMatchObject({ decision: 'deny', rule: 'Read(secrets/**)' });
+  });
+
   it('denies the extra-root lookalike', () => {
     const result = decide({
       ...ask('fs.read', rp('/opt/shared2/x', '/opt/shared2/x')),

@@ -261,6 +261,20 @@ describe('decide: rules for reads and services', () => {
     expect(result.reason).toContain('matches deny rule "Bash(rm:*)" in /work/proj/.cadre/config.json');
   });
 
+  it('sees a rule added to a list it has already judged with', () => {
+    const allow = ['Bash(git status:*)'];
+    const rules = { allow };
+    const input = {
+      ...(CALLS['exec.run'] as PolicyInput),
+      command: 'npm test',
+      mode: 'default' as const,
+      rules,
+    };
+    expect(decide(input).decision).toBe('ask');
+    allow.push('Bash(npm test:*)');
+    expect(decide(input).decision).toBe('allow');
+  });
+
   it('accepts the same rules object many times (memoised parsing)', () => {
     const rules = { allow: ['Bash(git status:*)'] };
     for (let i = 0; i < 3; i++) {

@@ -1,0 +1,132 @@
+// The one policy function every capability call passes: pure (no I/O, no clock), it turns a call,
+// the permission mode and the rules into allow / ask / deny with a reason a user can act on.
+//
+// Order: the path jail; secrets (denied to reads unless an allow rule names them); deny rules
+// (always win); plan mode (no writes, no commands); protected files (writes ask); ask rules
+// (ignored in bypassPermissions); allow rules; the mode's default. Shell commands are split into
+// their simple commands and judged part by part (see policy/exec-decide.ts).
+import { PermissionMode } from '../../shared/task.js';
+import { decideCommand } from './policy/exec-decide.js';
+import { decidePath, type PathDecideContext } from './policy/path-decide.js';
+import { normalizeRoot } from './policy/path-match.js';
+import { compileRules } from './policy/rules.js';
+import {
+  decideBookkeeping,
+  decideMcp,
+  decideTask,
+  decideWeb,
+  isBookkeeping,
+} from './policy/service-decide.js';
+import type { PolicyDecision, PolicyInput, ResolvedPath } from './policy/types.js';
+
+export type {
+  PolicyDecision,
+  PolicyInput,
+  PolicyRules,
+  ResolvedPath,
+  RuleEntry,
+  Verdict,
+} from './policy/types.js';
+export { validateRules, parseRule } from './policy/rules.js';
+export { SENSITIVE_PATTERNS } from './policy/sensitive.js';
+
+const FILE_CAPABILITIES = new Set(['fs.read', 'fs.readMany', 'fs.glob', 'fs.stat', 'fs.list', 'fs.write']);
+const RANK = { allow: 0, ask: 1, deny: 2 } as const;
+
+function invalid(reason: string): PolicyDecision {
+  return { decision: 'deny', code: 'invalid_input', reason };
+}
+
+function isAbsolute(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
+}
+
+/** A glob pattern that climbs out of its directory (`..`) or starts elsewhere (`/x`, `~/x`). */
+function globEscapes(pattern: string): boolean {
+  return pattern.startsWith('/') || pattern.startsWith('~') || /(^|[/{,])\.\.($|[/},])/.test(pattern);
+}
+
+function decidePaths(input: PolicyInput, ctx: PathDecideContext): PolicyDecision {
+  const cap = input.capability;
+  if (cap === 'fs.glob' && input.pattern !== undefined) {
+    if (typeof input.pattern !== 'string') return invalid('fs.glob: the pattern must be a string');
+    if (globEscapes(input.pattern)) {
+      return {
+        decision: 'deny',
+        code: 'path_outside_project',
+        reason: `the glob pattern "${input.pattern}" climbs out of its directory ("..") or is absolute; pass the directory as the path and keep the pattern relative`,
+      };
+    }
+  }
+  const paths: readonly unknown[] = Array.isArray(input.paths)
+    ? input.paths
+    : input.path !== undefined
+      ? [input.path]
+      : [];
+  if (paths.length === 0) return invalid(`${cap}: no path was given`);
+  let worst: PolicyDecision | undefined;
+  for (const p of paths) {
+    const verdict = decidePath(cap, p as ResolvedPath, ctx);
+    if (worst === undefined || RANK[verdict.decision] > RANK[worst.decision]) worst = verdict;
+    if (verdict.decision === 'deny') break;
+  }
+  return worst as PolicyDecision;
+}
+
+function decideUnsafe(input: PolicyInput): PolicyDecision {
+  if (typeof input !== 'object' || input === null) return invalid('the policy was asked about nothing');
+  const cap = input.capability;
+  if (typeof cap !== 'string') return invalid('the capability name is missing');
+  const mode = PermissionMode.safeParse(input.mode);
+  if (!mode.success)
+    return invalid(
+      `unknown permission mode "${String(input.mode)}" (use ${PermissionMode.options.join(', ')})`,
+    );
+  if (!isAbsolute(input.projectDir)) return invalid('the project directory is not an absolute path');
+  const extraRoots = Array.isArray(input.extraRoots)
+    ? input.extraRoots.filter(isAbsolute).map(normalizeRoot)
+    : [];
+  const rules = compileRules(input.rules);
+  const ctx: PathDecideContext & { homeDir?: string } = {
+    projectDir: normalizeRoot(input.projectDir),
+    extraRoots,
+    mode: mode.data,
+    rules,
+    ...(isAbsolute(input.homeDir) ? { homeDir: normalizeRoot(input.homeDir) } : {}),
+  };
+  if (FILE_CAPABILITIES.has(cap)) return decidePaths(input, ctx);
+  switch (cap) {
+    case 'exec.run':
+      if (typeof input.command !== 'string' || input.command.trim() === '')
+        return invalid('exec.run: the command is empty');
+      return decideCommand(input.command, ctx);
+    case 'web.fetch':
+      return decideWeb(input.url, ctx);
+    case 'mcp.call':
+      return decideMcp(input.tool, ctx);
+    case 'agents.task':
+      return decideTask(input.agentType, ctx);
+  }
+  if (isBookkeeping(cap)) return decideBookkeeping(cap, ctx);
+  return {
+    decision: 'deny',
+    code: 'not_granted',
+    reason: `"${cap.slice(0, 60)}" is not a capability cadre knows`,
+  };
+}
+
+/**
+ * Decides one capability call. Pure and total: it never throws, and anything malformed is denied
+ * with a reason. The caller resolves paths (realpath) first and passes them as `ResolvedPath`s.
+ */
+export function decide(input: PolicyInput): PolicyDecision {
+  try {
+    return decideUnsafe(input);
+  } catch (error) {
+    return {
+      decision: 'deny',
+      code: 'internal',
+      reason: `the policy could not judge this call: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}

@@ -1,0 +1,199 @@
+// The verdict on one file path: the jail, secrets, then deny / plan / protected / ask / allow rules,
+// then the mode. Rules see the path as written and where it really leads: a deny or ask rule
+// matching either form applies; allow rules must cover both (a symlink cannot borrow an allowance).
+import path from 'node:path';
+import type { PermissionMode } from '../../../shared/task.js';
+import { modeDefault, planDenial, planForbids } from './mode.js';
+import { displayPath, matchPathSpec, normalizeRoot, rootOf, type PathContext } from './path-match.js';
+import { describeRule, pathToolsFor, type ParsedRule, type ParsedRules } from './rules.js';
+import { findProtected, findSensitive, specNames, type SensitiveHit } from './sensitive.js';
+import type { PolicyDecision, ResolvedPath } from './types.js';
+
+/** What a path decision needs besides the path. */
+export interface PathDecideContext extends PathContext {
+  mode: PermissionMode;
+  rules: ParsedRules;
+}
+
+/** The form of `p` a rule would use: project-relative, or `//absolute` outside the project. */
+export function ruleSpecFor(p: string, ctx: PathContext): string {
+  const shown = displayPath(p, ctx);
+  return shown.startsWith('/') ? `/${shown}` : shown;
+}
+
+function isAbsoluteString(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
+}
+
+function outsideReason(rp: ResolvedPath, abs: string, real: string, ctx: PathContext): string {
+  const where = rootOf(abs, ctx) === undefined ? abs : real;
+  const via = rootOf(abs, ctx) !== undefined ? ' through a symbolic link' : '';
+  const roots = ctx.extraRoots.length > 0 ? ` and the extra roots (${ctx.extraRoots.join(', ')})` : '';
+  return (
+    `"${rp.requested}" resolves to ${where}${via}, outside the project ${ctx.projectDir}${roots}; ` +
+    'add its directory to permissions.additionalDirectories in .cadre/config.json to allow it'
+  );
+}
+
+/** The verdict on one path for a file capability (`fs.read`, `fs.write`, ...). */
+export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecideContext): PolicyDecision {
+  if (typeof rp !== 'object' || rp === null || !isAbsoluteString(rp.absolute) || !isAbsoluteString(rp.real)) {
+    return {
+      decision: 'deny',
+      code: 'invalid_input',
+      reason: `${capability}: the path was not resolved to an absolute path`,
+    };
+  }
+  const write = capability === 'fs.write';
+  const abs = normalizeRoot(rp.absolute);
+  const real = normalizeRoot(rp.real);
+  if (rootOf(abs, ctx) === undefined || rootOf(real, ctx) === undefined) {
+    return { decision: 'deny', code: 'path_outside_project', reason: outsideReason(rp, abs, real, ctx) };
+  }
+  const forms = abs === real ? [abs] : [abs, real];
+  const tools = pathToolsFor(capability);
+  const applicable = (list: ParsedRule[]) =>
+    list.filter((r) => (tools as readonly string[]).includes(r.tool));
+  const any = (r: ParsedRule) =>
+    r.specifier === undefined || forms.some((p) => matchPathSpec(r.specifier as string, p, ctx));
+  // An allow needs every form covered (a symlink cannot borrow the allowance of its location).
+  const allowFor = (p: string) =>
+    applicable(ctx.rules.allow).find((r) => r.specifier === undefined || matchPathSpec(r.specifier, p, ctx));
+  const allowed = forms.every((p) => allowFor(p) !== undefined);
+  const named = (hits: [string, SensitiveHit][]) =>
+    allowed &&
+    hits.every(([p, h]) =>
+      applicable(ctx.rules.allow).some((r) => r.specifier !== undefined && specNames(r.specifier, p, h, ctx)),
+    );
+  const shown = displayPath(abs, ctx);
+  const what = `${write ? 'writing' : 'reading'} ${shown}`;
+
+  if (!write && capability !== 'fs.stat') {
+    const hits = forms.flatMap((p): [string, SensitiveHit][] => {
+      const hit = findSensitive(p);
+      return hit ? [[p, hit]] : [];
+    });
+    const first = hits[0];
+    if (first && !named(hits)) {
+      const via = first[0] === real && real !== abs ? ` (it leads to ${real})` : '';
+      return {
+        decision: 'deny',
+        code: 'sensitive_path',
+        reason: `"${rp.requested}"${via} is a sensitive file (${first[1].label}) and is not read by default; allow it with an allow rule that names it, such as "Read(${ruleSpecFor(first[0], ctx)})"`,
+      };
+    }
+  }
+  const deny = applicable(ctx.rules.deny).find(any);
+  if (deny) {
+    return {
+      decision: 'deny',
+      code: 'permission_denied',
+      reason: `${what}: matches ${describeRule('deny', deny)} (deny rules win over every allow rule and mode)`,
+      rule: deny.text,
+      ...origin(deny),
+    };
+  }
+  if (write && planForbids(ctx.mode, 'write')) return planDenial('write', what);
+  if (write) {
+    const hits = forms.flatMap((p): [string, SensitiveHit][] => {
+      const hit = findProtected(p, ctx);
+      return hit ? [[p, hit]] : [];
+    });
+    const first = hits[0];
+    if (first && !named(hits)) {
+      const suggestion = `Edit(${ruleSpecFor(first[0], ctx)})`;
+      return {
+        decision: 'ask',
+        reason: `${what} touches ${first[1].label}, which always needs approval; allow it with an allow rule that names it, such as "${suggestion}"`,
+        suggestions: [suggestion],
+      };
+    }
+  }
+  if (ctx.mode !== 'bypassPermissions') {
+    const ask = applicable(ctx.rules.ask).find(any);
+    if (ask)
+      return {
+        decision: 'ask',
+        reason: `${what}: matches ${describeRule('ask', ask)}`,
+        rule: ask.text,
+        ...origin(ask),
+      };
+  }
+  const allow = allowed ? allowFor(abs) : undefined;
+  if (allow)
+    return {
+      decision: 'allow',
+      reason: `${what}: matches ${describeRule('allow', allow)}`,
+      rule: allow.text,
+      ...origin(allow),
+    };
+  return modeDefault(ctx.mode, write ? 'write' : 'read', what, write ? [editSuggestion(abs, ctx)] : []);
+}
+
+function origin(rule: ParsedRule): { origin?: string } {
+  return rule.origin === undefined ? {} : { origin: rule.origin };
+}
+
+/** `Edit(dir/**)` for a file in a directory, `Edit(file)` at the top. */
+function editSuggestion(p: string, ctx: PathContext): string {
+  const spec = ruleSpecFor(p, ctx);
+  if (spec.startsWith('//')) return `Edit(${path.posix.dirname(spec)}/**)`;
+  const slash = spec.indexOf('/');
+  return slash === -1 ? `Edit(${spec})` : `Edit(${spec.slice(0, slash)}/**)`;
+}
+
+/** A redirection's verdict; `guarded` when it asks because the file is secret or steers cadre or git. */
+export interface RedirectVerdict extends PolicyDecision {
+  guarded?: boolean;
+}
+
+/** The verdict on a file a shell command writes by redirection, judged lexically (no realpath). */
+export function decideRedirectTarget(
+  target: string,
+  ctx: PathDecideContext & { homeDir?: string },
+): RedirectVerdict {
+  let abs: string;
+  if (target === '~' || target.startsWith('~/')) {
+    if (ctx.homeDir === undefined)
+      return { decision: 'ask', reason: `it writes to ${target}, which cannot be resolved` };
+    abs = path.posix.join(ctx.homeDir, target.slice(1));
+  } else {
+    abs = path.posix.resolve(ctx.projectDir, target);
+  }
+  const verdict = decidePath('fs.write', { requested: target, absolute: abs, real: abs, exists: false }, ctx);
+  if (verdict.code === 'path_outside_project') {
+    return ctx.mode === 'bypassPermissions'
+      ? {
+          decision: 'allow',
+          reason: `it writes to ${abs} outside the project: allowed in bypassPermissions mode`,
+        }
+      : { decision: 'ask', reason: `it writes to ${abs}, outside the project` };
+  }
+  if (verdict.decision === 'ask' && findProtected(abs, ctx) !== undefined)
+    return { ...verdict, guarded: true };
+  return verdict;
+}
+
+/** The verdict on a file a shell command names as an argument: only secrets matter here. */
+export function decideMentionedPath(
+  word: string,
+  ctx: PathDecideContext & { homeDir?: string },
+): PolicyDecision | undefined {
+  let abs: string;
+  if (word === '~' || word.startsWith('~/')) {
+    if (ctx.homeDir === undefined) return undefined;
+    abs = path.posix.join(ctx.homeDir, word.slice(1));
+  } else {
+    abs = path.posix.resolve(ctx.projectDir, word);
+  }
+  const hit = findSensitive(abs);
+  if (!hit) return undefined;
+  const allow = ctx.rules.allow.find(
+    (r) => r.tool === 'Read' && r.specifier !== undefined && specNames(r.specifier, abs, hit, ctx),
+  );
+  if (allow) return undefined;
+  return {
+    decision: 'ask',
+    reason: `it names ${word}, a sensitive file (${hit.label}); allow reading it with an allow rule such as "Read(${ruleSpecFor(abs, ctx)})"`,
+  };
+}

@@ -1,0 +1,195 @@
+// Permission rules in Claude Code's syntax (`Tool` or `Tool(specifier)`): parsing, validation with
+// messages that name the rule, and which capabilities each tool's rules speak about.
+import { closest } from '../../../shared/tools.js';
+import { expandBraces } from '../../../shared/glob.js';
+import type { PolicyRules, RuleEntry } from './types.js';
+
+/** The tools a rule may name. `Edit` covers Claude Code's other edit tools; `Task` covers `Agent`. */
+export const RULE_TOOLS = [
+  'Read',
+  'Write',
+  'Edit',
+  'Glob',
+  'Grep',
+  'LS',
+  'Bash',
+  'WebFetch',
+  'Task',
+  'TaskOutput',
+  'TaskStop',
+  'TodoWrite',
+  'TodoRead',
+] as const;
+/** A tool a rule may name (besides `mcp__...` names). */
+export type RuleTool = (typeof RULE_TOOLS)[number];
+
+const ALIASES: Record<string, RuleTool> = { MultiEdit: 'Edit', NotebookEdit: 'Edit', Agent: 'Task' };
+
+/** Claude Code tools that cadre does not have; rules naming them are reported, never matched. */
+const FOREIGN_TOOLS = new Set([
+  'WebSearch',
+  'NotebookRead',
+  'KillShell',
+  'BashOutput',
+  'SlashCommand',
+  'Skill',
+]);
+
+/** A parsed rule. `tool` is canonical (`Edit` for `MultiEdit`), or a full `mcp__...` name. */
+export interface ParsedRule {
+  text: string;
+  origin?: string;
+  tool: RuleTool | 'mcp';
+  /** For mcp rules: the name as written (`mcp__server`, `mcp__server__tool`, `mcp__server__*`). */
+  mcpName?: string;
+  /** The text inside the parentheses, trimmed; absent for a bare tool name. */
+  specifier?: string;
+}
+
+/** The rule lists, parsed; malformed rules are left out (see `validateRules`). */
+export interface ParsedRules {
+  allow: ParsedRule[];
+  ask: ParsedRule[];
+  deny: ParsedRule[];
+}
+
+const RULE_SHAPE = /^([A-Za-z][A-Za-z0-9_-]*)(?:\(([\s\S]*)\))?$/;
+const MCP_NAME = /^mcp__[A-Za-z0-9_-]+?(?:__(?:[A-Za-z0-9_-]+|\*))?$/;
+
+/** Parses one rule, or says what is wrong with it. */
+export function parseRule(entry: RuleEntry): ParsedRule | { error: string } {
+  const text = typeof entry === 'string' ? entry : entry?.rule;
+  const origin = typeof entry === 'object' && entry !== null ? entry.origin : undefined;
+  if (typeof text !== 'string' || text.trim() === '') return { error: 'a rule must be a non-empty string' };
+  const trimmed = text.trim();
+  const withOrigin = (rule: ParsedRule): ParsedRule =>
+    typeof origin === 'string' ? { ...rule, origin } : rule;
+  if (trimmed.startsWith('mcp__')) {
+    if (!MCP_NAME.test(trimmed))
+      return {
+        error: `"${trimmed}" is not an MCP rule (use mcp__server, mcp__server__tool or mcp__server__*)`,
+      };
+    return withOrigin({ text: trimmed, tool: 'mcp', mcpName: trimmed });
+  }
+  const m = RULE_SHAPE.exec(trimmed);
+  if (!m)
+    return { error: `"${trimmed}" is not a rule: write Tool or Tool(specifier), e.g. Bash(git status:*)` };
+  const name = m[1] ?? '';
+  const spec = m[2]?.trim();
+  if (FOREIGN_TOOLS.has(name)) return { error: `"${trimmed}" names ${name}, which cadre does not have` };
+  const tool = ALIASES[name] ?? (RULE_TOOLS as readonly string[]).find((t) => t === name);
+  if (tool === undefined) {
+    const hint = closest(name, [...RULE_TOOLS, ...Object.keys(ALIASES)]);
+    return {
+      error: `"${trimmed}" names an unknown tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+    };
+  }
+  if (spec === undefined) return withOrigin({ text: trimmed, tool: tool as RuleTool });
+  const problem = specifierProblem(tool as RuleTool, spec);
+  if (problem) return { error: `"${trimmed}": ${problem}` };
+  return withOrigin({ text: trimmed, tool: tool as RuleTool, specifier: spec });
+}
+
+function specifierProblem(tool: RuleTool, spec: string): string | undefined {
+  if (spec === '') return 'the parentheses are empty (write the bare tool name to match every use)';
+  switch (tool) {
+    case 'Bash':
+      if (spec.indexOf(':*') !== -1 && !spec.endsWith(':*')) return '":*" may only end the command prefix';
+      if (spec === ':*') return 'the prefix before ":*" is empty';
+      return undefined;
+    case 'WebFetch':
+      if (!/^domain:(\*\.)?[A-Za-z0-9.-]+(:\d+)?$/.test(spec))
+        return 'write WebFetch(domain:example.com) or WebFetch(domain:*.example.com)';
+      return undefined;
+    case 'Task': {
+      const bad = spec
+        .split(',')
+        .map((s) => s.trim())
+        .find((s) => !/^(\*|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)$/.test(s));
+      return bad === undefined ? undefined : `"${bad}" is not an agent type`;
+    }
+    case 'Read':
+    case 'Write':
+    case 'Edit':
+    case 'Glob':
+    case 'Grep':
+    case 'LS':
+      if (spec.includes('\0')) return 'a path cannot contain a NUL byte';
+      try {
+        expandBraces(spec);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    default:
+      return `${tool} rules take no specifier`;
+  }
+}
+
+/** Every problem in a rule set, one message per bad rule, naming its list and origin. */
+export function validateRules(rules: PolicyRules): string[] {
+  const problems: string[] = [];
+  for (const list of ['allow', 'ask', 'deny'] as const) {
+    const entries = rules[list];
+    if (entries === undefined) continue;
+    if (!Array.isArray(entries)) {
+      problems.push(`permissions.${list}: must be a list of rules`);
+      continue;
+    }
+    for (const entry of entries as readonly RuleEntry[]) {
+      const parsed = parseRule(entry);
+      if ('error' in parsed) {
+        const origin = typeof entry === 'object' && entry !== null && entry.origin ? `${entry.origin}: ` : '';
+        problems.push(`${origin}permissions.${list}: ${parsed.error}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Parsed lists, keyed by the list array; the snapshot catches a list changed in place (a rule pushed). */
+const cache = new WeakMap<object, { snapshot: unknown[]; parsed: ParsedRule[] }>();
+
+function parseList(entries: unknown): ParsedRule[] {
+  if (!Array.isArray(entries)) return [];
+  const hit = cache.get(entries);
+  if (hit && hit.snapshot.length === entries.length && hit.snapshot.every((e, i) => e === entries[i]))
+    return hit.parsed;
+  const parsed = entries.flatMap((e: RuleEntry) => {
+    const rule = parseRule(e);
+    return 'error' in rule ? [] : [rule];
+  });
+  cache.set(entries, { snapshot: [...entries], parsed });
+  return parsed;
+}
+
+/** Parses a rule set (memoised per list); malformed rules match nothing. */
+export function compileRules(rules: PolicyRules | undefined): ParsedRules {
+  if (rules === undefined || rules === null || typeof rules !== 'object')
+    return { allow: [], ask: [], deny: [] };
+  return { allow: parseList(rules.allow), ask: parseList(rules.ask), deny: parseList(rules.deny) };
+}
+
+/** `matches rule "X" in file` (or without the file when unknown). */
+export function describeRule(list: 'allow' | 'ask' | 'deny', rule: ParsedRule): string {
+  return `${list} rule "${rule.text}"${rule.origin ? ` in ${rule.origin}` : ''}`;
+}
+
+/** Rule tools whose path rules apply to a file capability. */
+export function pathToolsFor(capability: string): readonly RuleTool[] {
+  switch (capability) {
+    case 'fs.read':
+    case 'fs.stat':
+      return ['Read'];
+    case 'fs.readMany':
+      return ['Read', 'Grep'];
+    case 'fs.glob':
+      return ['Read', 'Glob'];
+    case 'fs.list':
+      return ['Read', 'LS'];
+    case 'fs.write':
+      return ['Write', 'Edit'];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,140 @@
+// Verdicts for the capabilities that touch no file path: web fetches (by domain), MCP tools (by
+// server and tool name), subagent launches (by agent type) and the run's own bookkeeping.
+import type { PermissionMode } from '../../../shared/task.js';
+import { modeDefault, type EffectKind } from './mode.js';
+import { describeRule, type ParsedRule, type ParsedRules, type RuleTool } from './rules.js';
+import type { PolicyDecision } from './types.js';
+
+/** What these decisions need. */
+export interface ServiceContext {
+  mode: PermissionMode;
+  rules: ParsedRules;
+}
+
+function origin(rule: ParsedRule): { origin?: string } {
+  return rule.origin === undefined ? {} : { origin: rule.origin };
+}
+
+/**
+ * The shared order for rule-matched services: deny rules, ask rules (not in bypassPermissions),
+ * allow rules, then the mode. `forbiddenInPlan` kinds are denied in plan mode unless allowed by a rule.
+ */
+function byRules(
+  ctx: ServiceContext,
+  matches: (r: ParsedRule) => boolean,
+  kind: EffectKind,
+  what: string,
+  suggestions: string[],
+): PolicyDecision {
+  const deny = ctx.rules.deny.find(matches);
+  if (deny)
+    return {
+      decision: 'deny',
+      code: 'permission_denied',
+      reason: `${what}: matches ${describeRule('deny', deny)} (deny rules win over every allow rule and mode)`,
+      rule: deny.text,
+      ...origin(deny),
+    };
+  if (ctx.mode !== 'bypassPermissions') {
+    const ask = ctx.rules.ask.find(matches);
+    if (ask)
+      return {
+        decision: 'ask',
+        reason: `${what}: matches ${describeRule('ask', ask)}`,
+        rule: ask.text,
+        ...origin(ask),
+      };
+  }
+  const allow = ctx.rules.allow.find(matches);
+  if (allow)
+    return {
+      decision: 'allow',
+      reason: `${what}: matches ${describeRule('allow', allow)}`,
+      rule: allow.text,
+      ...origin(allow),
+    };
+  return modeDefault(ctx.mode, kind, what, suggestions);
+}
+
+/** `web.fetch`: http(s) only; `WebFetch(domain:host)` or `WebFetch(domain:*.host)` rules. */
+export function decideWeb(url: unknown, ctx: ServiceContext): PolicyDecision {
+  let parsed: URL;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    return {
+      decision: 'deny',
+      code: 'invalid_input',
+      reason: `web.fetch: "${String(url).slice(0, 100)}" is not a URL`,
+    };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return {
+      decision: 'deny',
+      code: 'invalid_input',
+      reason: `web.fetch: only http and https URLs can be fetched, not ${parsed.protocol}`,
+    };
+  }
+  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const hostPort = parsed.port ? `${host}:${parsed.port}` : host;
+  const matches = (r: ParsedRule) => {
+    if (r.tool !== 'WebFetch') return false;
+    if (r.specifier === undefined) return true;
+    const want = r.specifier.slice('domain:'.length).toLowerCase();
+    const target = want.includes(':') ? hostPort : host;
+    if (want.startsWith('*.')) return target.endsWith(want.slice(1));
+    return target === want;
+  };
+  return byRules(ctx, matches, 'web', `fetching ${parsed.origin}`, [`WebFetch(domain:${host})`]);
+}
+
+/** `mcp.call`: `mcp__server`, `mcp__server__*` or `mcp__server__tool` rules. */
+export function decideMcp(tool: unknown, ctx: ServiceContext): PolicyDecision {
+  if (typeof tool !== 'string' || !/^mcp__[A-Za-z0-9_-]+$/.test(tool)) {
+    return {
+      decision: 'deny',
+      code: 'invalid_input',
+      reason: 'mcp.call: the tool must be named mcp__server__tool',
+    };
+  }
+  const matches = (r: ParsedRule) => {
+    if (r.tool !== 'mcp' || r.mcpName === undefined) return false;
+    const name = r.mcpName;
+    if (name === tool) return true;
+    if (name.endsWith('__*')) return tool.startsWith(name.slice(0, -1));
+    return !name.slice(5).includes('__') && tool.startsWith(`${name}__`);
+  };
+  return byRules(ctx, matches, 'mcp', `calling ${tool}`, [tool]);
+}
+
+/** `agents.task`: `Task` / `Agent` rules, optionally naming agent types. Allowed by default in every mode. */
+export function decideTask(agentType: unknown, ctx: ServiceContext): PolicyDecision {
+  const type = typeof agentType === 'string' ? agentType : undefined;
+  const matches = (r: ParsedRule) => {
+    if (r.tool !== 'Task') return false;
+    if (r.specifier === undefined) return true;
+    const types = r.specifier.split(',').map((s) => s.trim());
+    return types.includes('*') || (type !== undefined && types.includes(type));
+  };
+  return byRules(ctx, matches, 'agent', `starting a ${type ?? 'subagent'} agent`, []);
+}
+
+const BOOKKEEPING: Record<string, RuleTool | undefined> = {
+  'events.emit': undefined,
+  'agents.output': 'TaskOutput',
+  'agents.stop': 'TaskStop',
+  'todos.read': 'TodoRead',
+  'todos.write': 'TodoWrite',
+};
+
+/** True for capabilities that only touch the run's own state. */
+export function isBookkeeping(capability: string): boolean {
+  return Object.prototype.hasOwnProperty.call(BOOKKEEPING, capability);
+}
+
+/** Bookkeeping capabilities: allowed unless a rule names their tool. */
+export function decideBookkeeping(capability: string, ctx: ServiceContext): PolicyDecision {
+  const tool = BOOKKEEPING[capability];
+  if (tool === undefined) return { decision: 'allow', reason: `${capability}: always allowed` };
+  return byRules(ctx, (r) => r.tool === tool, 'internal', capability, []);
+}

@@ -1,0 +1,47 @@
+// `cadre transcripts prune --older-than 30d`: removes old run transcripts from the project's
+// transcripts directory (`transcriptsDir` in config, else `<project>/.cadre/transcripts`).
+import path from 'node:path';
+import type { Command } from 'commander';
+import { loadConfig } from '../../config.js';
+import { parseDuration } from '../../transcripts/duration.js';
+import { pruneTranscripts } from '../../transcripts/prune.js';
+import { type CliContext, globalOptions, UsageError } from '../context.js';
+
+/** The transcripts directory of a project: config's `transcriptsDir`, else `.cadre/transcripts`. */
+export async function transcriptsDirFor(cwd: string, home: string): Promise<string> {
+  const loaded = await loadConfig({ cwd, home }).catch(() => undefined);
+  return loaded?.merged.transcriptsDir ?? path.join(cwd, '.cadre', 'transcripts');
+}
+
+/** Registers `transcripts` and its subcommands. */
+export function registerTranscripts(program: Command, ctx: CliContext): void {
+  const transcripts = program
+    .command('transcripts')
+    .description('manage the JSONL transcripts of agent runs');
+
+  transcripts
+    .command('prune')
+    .description('delete transcripts last written longer ago than --older-than')
+    .requiredOption('--older-than <duration>', 'age such as 30d, 12h, 90m or 1w')
+    .option(
+      '--dir <dir>',
+      'transcripts directory (default: transcriptsDir from config, else <project>/.cadre/transcripts)',
+    )
+    .option('--dry-run', 'list what would be deleted without deleting it')
+    .action(async (opts: { olderThan: string; dir?: string; dryRun?: boolean }, command: Command) => {
+      const age = parseDuration(opts.olderThan);
+      if ('error' in age) throw new UsageError(`--older-than: ${age.error}`);
+      const options = await globalOptions(command, ctx);
+      const dir =
+        opts.dir !== undefined
+          ? path.resolve(options.cwd, opts.dir)
+          : await transcriptsDirFor(options.cwd, options.home);
+      const result = await pruneTranscripts(dir, age.ms, { dryRun: opts.dryRun === true });
+      const verb = opts.dryRun ? 'would remove' : 'removed';
+      for (const file of result.removed) ctx.io.stdout(`${verb} ${file}\n`);
+      const noun = (n: number) => (n === 1 ? 'transcript' : 'transcripts');
+      ctx.io.stdout(
+        `${verb} ${result.removed.length} ${noun(result.removed.length)} older than ${opts.olderThan} from ${dir}; kept ${result.kept}\n`,
+      );
+    });
+}

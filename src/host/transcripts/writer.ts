@@ -1,0 +1,137 @@
+// Writes one run's transcript: append-only JSONL at `<dir>/<agentId>.jsonl`, one line per event as it
+// arrives, closed by the terminal status line. `append` only queues (it is called for every text
+// delta); a single write loop drains the queue, so lines written while a write is in flight are
+// batched into the next one. A worker that dies cannot take queued lines with it: they live in the
+// host, and `flush()` resolves once every line appended so far has been handed to the OS.
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { CadreError } from '../../shared/errors.js';
+import {
+  TRANSCRIPT_VERSION,
+  transcriptPath,
+  type TranscriptEnd,
+  type TranscriptStatusLine,
+} from './records.js';
+
+/** An open transcript. */
+export interface TranscriptWriter {
+  readonly path: string;
+  /** Queues one record (an AgentEvent, usually) as one line. Cheap, synchronous, never throws. */
+  append(record: object): void;
+  /** Resolves when everything appended so far is written; rejects with `io_error` if a write failed. */
+  flush(): Promise<void>;
+  /** Appends the terminal status line, flushes and closes. Later appends are ignored. */
+  close(end: TranscriptEnd): Promise<void>;
+  readonly closed: boolean;
+}
+
+/** Options for `openTranscript`. */
+export interface OpenTranscriptOptions {
+  /** Extra header fields (agentType, parentId, model, cwd...). */
+  header?: Record<string, unknown>;
+  clock?: () => number;
+}
+
+function serialize(record: object, clock: () => number): string {
+  try {
+    const text = JSON.stringify(record);
+    if (typeof text === 'string') return `${text}\n`;
+  } catch (error) {
+    return `${JSON.stringify({ type: 'transcript-error', at: clock(), message: `unserialisable record: ${(error as Error).message}` })}\n`;
+  }
+  return `${JSON.stringify({ type: 'transcript-error', at: clock(), message: 'unserialisable record' })}\n`;
+}
+
+/** Is the last byte of a non-empty file a newline? (A crash mid-line leaves a torn tail.) */
+async function endsWithNewline(handle: FileHandle, size: number): Promise<boolean> {
+  const byte = Buffer.alloc(1);
+  await handle.read(byte, 0, 1, size - 1);
+  return byte[0] === 0x0a;
+}
+
+/**
+ * Opens `<dir>/<agentId>.jsonl` for appending (creating `dir`), writing a header line. Reopening an
+ * existing transcript (resume) appends a new segment; a torn last line is ended first so the new
+ * lines stay parseable.
+ */
+export async function openTranscript(
+  dir: string,
+  agentId: string,
+  options: OpenTranscriptOptions = {},
+): Promise<TranscriptWriter> {
+  const file = transcriptPath(dir, agentId);
+  const clock = options.clock ?? Date.now;
+  let handle: FileHandle;
+  try {
+    await mkdir(dir, { recursive: true });
+    handle = await open(file, 'a+');
+  } catch (error) {
+    throw new CadreError('io_error', `cannot open transcript ${file}: ${(error as Error).message}`);
+  }
+  const size = (await handle.stat()).size;
+  const queue: string[] = [];
+  if (size > 0 && !(await endsWithNewline(handle, size))) queue.push('\n');
+  const header = {
+    ...options.header,
+    type: 'header',
+    version: TRANSCRIPT_VERSION,
+    agentId,
+    at: clock(),
+    resumed: size > 0,
+  };
+  queue.push(serialize(header, clock));
+
+  let writing: Promise<void> | undefined;
+  let failure: CadreError | undefined;
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  const drain = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const chunk = queue.join('');
+      queue.length = 0;
+      try {
+        await handle.write(chunk);
+      } catch (error) {
+        failure ??= new CadreError(
+          'io_error',
+          `cannot write transcript ${file}: ${(error as Error).message}`,
+        );
+      }
+    }
+  };
+  const pump = (): Promise<void> => {
+    writing ??= drain().finally(() => {
+      writing = undefined;
+      // Lines appended during the last write's final await are picked up by a new loop.
+      if (queue.length > 0) void pump();
+    });
+    return writing;
+  };
+  const flush = async (): Promise<void> => {
+    while (writing !== undefined || queue.length > 0) await pump();
+    if (failure) throw failure;
+  };
+  void pump();
+
+  return {
+    path: file,
+    get closed() {
+      return closed;
+    },
+    append(record) {
+      if (closed) return;
+      queue.push(serialize(record, clock));
+      if (writing === undefined) void pump();
+    },
+    flush,
+    close(end) {
+      if (closing) return closing;
+      const output = 'output' in end ? end.output : 'agentId' in end ? end : null;
+      const line: TranscriptStatusLine = { type: 'status', at: clock(), status: end.status, output };
+      queue.push(serialize(line, clock));
+      closed = true;
+      closing = flush().finally(() => handle.close());
+      return closing;
+    },
+  };
+}
