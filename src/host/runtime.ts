@@ -12,7 +12,7 @@ import { formatZodError } from '../shared/zod-format.js';
 import { EventChannel } from './agents/event-channel.js';
 import { runBatch, type BatchOptions, type BatchResult } from './batch/run-batch.js';
 import type { BatchTask } from './batch/task-file.js';
-import { launch } from './agents/launcher.js';
+import { cancelReason, launch } from './agents/launcher.js';
 import type { ModelEnv } from './agents/model-resolve.js';
 import { RuntimeCore } from './agents/runtime-core.js';
 import { AgentTree } from './agents/tree.js';
@@ -105,6 +105,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (config.isolation === 'process') executor = processExecutor({ memoryLimitMb });
   else {
     pool = new ThreadPool({
+      // Active runs hold scheduler slots (at most `concurrency`); a parent waiting on its children
+      // lends its slot but keeps its thread. Serving the deepest waiters first keeps the waiting
+      // parents at each depth to at most `concurrency`, so this many threads can never deadlock.
       maxThreads: concurrency * (config.maxDepth + 1),
       minThreads: Math.min(2, concurrency),
       memoryLimitMb,
@@ -147,7 +150,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       channel.close();
       return output;
     });
-    return { events: channel, result, usage: () => tree.usage, stop: () => node.cancel.abort({ endReason: 'user_cancelled' }) };
+    return { events: channel, result, usage: () => tree.usage, stop: () => node.cancel.abort(cancelReason('user_cancelled')) };
   };
 
   return {
@@ -159,7 +162,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     batch: (tasks, batchOptions) => runBatch({ task }, tasks, { concurrency, ...batchOptions }),
     stop(agentId) {
       const node = core.running.get(agentId);
-      node?.cancel.abort({ endReason: 'user_cancelled' });
+      node?.cancel.abort(cancelReason('user_cancelled'));
       return node !== undefined;
     },
     async close() {

@@ -7,7 +7,7 @@ import type { TaskOutput } from '../../shared/task.js';
 import { parseRequest } from '../capabilities/fs-handlers.js';
 import { decide } from '../capabilities/policy.js';
 import { maySpawn } from './grant.js';
-import { launch, type RunNode } from './launcher.js';
+import { cancelReason, launch, type RunNode } from './launcher.js';
 import type { RuntimeCore } from './runtime-core.js';
 
 /** Builds the delegation handlers of one run. */
@@ -46,10 +46,11 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
       if (!child || child.tree !== node.tree) throw new CadreError('not_found', `no background run ${req.agentId} in this task tree`);
       const timeoutMs = req.timeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
-      const waited = await Promise.race([
-        child.done,
-        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs))),
-      ]);
+      const waited = await waitLendingSlot(
+        core,
+        node,
+        Promise.race([child.done, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]),
+      );
       clearTimeout(timer);
       const value: TaskOutput | { agentId: string; status: 'running' } = waited ?? { agentId: child.agentId, status: 'running' };
       return ok(value);
@@ -64,7 +65,7 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
       const child = core.background.get(req.agentId);
       if (!child || child.tree !== node.tree) throw new CadreError('not_found', `no background run ${req.agentId} in this task tree`);
       const running = core.running.has(child.agentId);
-      child.cancel.abort({ endReason: 'user_cancelled' });
+      child.cancel.abort(cancelReason('user_cancelled'));
       await child.done;
       return ok({ agentId: child.agentId, stopped: running });
     } catch (error) {
@@ -87,20 +88,24 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
   return { 'agents.task': task, 'agents.output': output, 'agents.stop': stop, 'todos.read': todosRead, 'todos.write': todosWrite };
 }
 
-/** Waits for a child while the parent's slot serves others, then takes a slot back. */
+/**
+ * Waits for a child while the parent's slot serves others, then takes a slot back once the last of
+ * its foreground children is done (a parent may wait on several at once).
+ */
 async function waitLendingSlot<T>(core: RuntimeCore, node: RunNode, work: Promise<T>): Promise<T> {
-  const lent = node.holdsSlot;
-  if (lent) {
+  if (node.waitingOn++ === 0 && node.holdsSlot) {
     node.holdsSlot = false;
     core.scheduler.release();
   }
   try {
     return await work;
   } finally {
-    if (lent) {
+    if (--node.waitingOn === 0 && !node.holdsSlot && core.running.has(node.agentId)) {
       // Returning parents go first: their children are done and they hold a thread already.
       await core.scheduler.acquire(node.depth + 1000, undefined, true);
-      node.holdsSlot = true;
+      // A run that ended while it waited gives the slot straight back.
+      if (core.running.has(node.agentId)) node.holdsSlot = true;
+      else core.scheduler.release();
     }
   }
 }

@@ -32,6 +32,8 @@ export interface RunNode {
   holdsSlot: boolean;
   /** The project directory this run works in (the runtime's, or the task's own `cwd`). */
   cwd: string;
+  /** Foreground children this run is waiting on right now. */
+  waitingOn: number;
 }
 
 /** What `launch` returns at once; `node.done` settles with the output. */
@@ -76,8 +78,9 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     done: new Promise<TaskOutput>((resolve) => (resolveDone = resolve)),
     holdsSlot: false,
     cwd,
+    waitingOn: 0,
   };
-  if (parent) parent.cancel.signal.addEventListener('abort', () => node.cancel.abort({ endReason: 'parent_cancelled' }), { once: true });
+  if (parent) parent.cancel.signal.addEventListener('abort', () => node.cancel.abort(cancelReason('parent_cancelled')), { once: true });
   core.running.set(agentId, node);
 
   const stamp = { agentId, depth, at: Date.now(), ...(parent ? { parentId: parent.agentId } : {}) };
@@ -109,7 +112,7 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     tree.record(agentId, end.usage);
     deliver({ ...stamp, at: Date.now(), type: 'agent-end', output });
     core.running.delete(agentId);
-    node.cancel.abort({ endReason: 'parent_cancelled' });
+    node.cancel.abort(cancelReason('parent_cancelled'));
     void transcript.close(output).then(() => resolveDone(output), () => resolveDone(output));
   };
 
@@ -147,8 +150,6 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     ).catch((error: unknown): RunEnd => ({ status: 'crashed', result: '', error: toWire(error), usage: emptyUsage(), turns: 0, toolCalls: 0, durationMs: 0 }));
     if (node.holdsSlot) core.scheduler.release();
     node.holdsSlot = false;
-    const cancelReason = (node.cancel.signal.reason as { endReason?: string } | undefined)?.endReason;
-    if (end.status === 'cancelled' && cancelReason === 'parent_cancelled' && end.error) end.error = { ...end.error, reason: 'parent_cancelled', message: 'cancelled because its parent ended' };
     finish(end);
   })();
   return { node };
@@ -179,8 +180,7 @@ function buildSpec(core: RuntimeCore, node: RunNode, def: LoadedAgent, input: Ta
   };
 }
 
-/** Turns a launch failure into the error a caller sees. */
-export function launchError(error: unknown): CadreError {
-  const wire = toWire(error);
-  return new CadreError(wire.code, wire.message, wire.details);
+/** The abort reason of a cancelled run: a `cancelled` error that says who cancelled it. */
+export function cancelReason(endReason: 'user_cancelled' | 'parent_cancelled'): CadreError {
+  return new CadreError('cancelled', endReason === 'parent_cancelled' ? 'cancelled because its parent ended' : 'cancelled', { endReason });
 }

@@ -7,9 +7,9 @@ import type { CadreConfig } from '../config.js';
 
 /** Built-in alias targets, overridable in config `models`. */
 export const DEFAULT_ALIASES = {
-  haiku: 'claude-haiku-4-5',
-  sonnet: 'claude-sonnet-4-5',
-  opus: 'claude-opus-4-1',
+  haiku: 'claude-haiku-5-5',
+  sonnet: 'claude-sonnet-5-5',
+  opus: 'claude-opus-5-5',
 } as const;
 
 /** The environment variables the anthropic client honours. */

@@ -18,7 +18,7 @@ import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
 import { openTranscript, readTranscript, type TranscriptWriter } from '../transcripts/index.js';
 import { delegationHandlers } from './delegation-handlers.js';
-import type { RunNode } from './launcher.js';
+import { cancelReason, type RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
 
 /** Options the runtime was created with that the launcher reads. */
@@ -148,7 +148,7 @@ export class RuntimeCore {
   /** Outputs of runs still going, cancelled. */
   async cancelAll(): Promise<TaskOutput[]> {
     const nodes = [...this.running.values()];
-    for (const node of nodes) node.cancel.abort({ endReason: 'user_cancelled' });
+    for (const node of nodes) node.cancel.abort(cancelReason('user_cancelled'));
     return Promise.all(nodes.map((n) => n.done));
   }
 }

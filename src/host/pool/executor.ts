@@ -81,8 +81,8 @@ export interface ProcessExecutorOptions {
   permission?: boolean;
 }
 
-/** The compiled entry of process isolation mode. */
-export const PROCESS_ENTRY = path.join(DIST_DIR, 'worker', 'process-entry.js');
+/** The bundled entry of process isolation mode. */
+export const PROCESS_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'process-entry.mjs');
 
 /** Runs each agent in its own child process with a hard V8 heap cap. */
 export function processExecutor(options: ProcessExecutorOptions): Executor {

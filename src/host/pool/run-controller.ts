@@ -128,7 +128,10 @@ export async function runToEnd(
   };
 
   const handlers = { ...hooks.handlers({ signal: effects.signal, pauseClock }), 'events.emit': emit } as Partial<Capabilities>;
-  const onCancel = () => stop({ kind: 'cancel', reason: 'user_cancelled' });
+  const onCancel = () => {
+    const why = (cancel?.reason as { details?: { endReason?: unknown } } | undefined)?.details?.endReason;
+    stop({ kind: 'cancel', reason: why === 'parent_cancelled' ? 'parent_cancelled' : 'user_cancelled' });
+  };
   if (cancel?.aborted) onCancel();
   cancel?.addEventListener('abort', onCancel, { once: true });
 
@@ -136,7 +139,8 @@ export async function runToEnd(
   const gateway = exposeGateway(launched.caps, handlers, [...hooks.granted, 'events.emit'], touch);
   deadline.start();
   const watch = setInterval(() => {
-    if (paused === 0 && performance.now() - lastActivity > limits.idleTimeoutMs) stop({ kind: 'idle' });
+    // A run waiting on a capability (a child agent, a command) is not idle: those have their own limits.
+    if (paused === 0 && gateway.pending() === 0 && performance.now() - lastActivity > limits.idleTimeoutMs) stop({ kind: 'idle' });
     const heap = launched?.heap();
     if (heap && heap.used > heap.limit * (limits.heapKillFraction ?? 0.9)) {
       stop({ kind: 'oom', usedMb: Math.round(heap.used / 1048576) });
