@@ -1,0 +1,93 @@
+// `cadre agents list | show | validate`: what agents exist, where each came from, and why a broken
+// definition is broken. Registry problems go to stderr as one line each; they never stop the listing.
+import type { Command } from 'commander';
+import type { RegistryResult } from '../../../shared/agent-definition.js';
+import { closest } from '../../../shared/tools.js';
+import { loadRegistry } from '../../registry/load-registry.js';
+import { validateAgentPaths } from '../../registry/validate-files.js';
+import { type CliContext, globalOptions } from '../context.js';
+import { agentPage, agentsTable, agentSummary, countLine, issueLines } from './agents-format.js';
+
+/** Registers `agents` and its subcommands. */
+export function registerAgentsCommand(program: Command, ctx: CliContext): void {
+  const agents = program.command('agents').description('list, inspect and validate agent definitions');
+
+  agents
+    .command('list')
+    .description('list every agent with its source, model and tools')
+    .option('--json', 'print a JSON array (one object per agent, without the prompt)')
+    .action(async (opts: { json?: boolean }, command: Command) => {
+      const registry = await load(command, ctx);
+      if (opts.json) ctx.io.stdout(`${JSON.stringify(registry.agents.map(agentSummary), null, 2)}\n`);
+      else ctx.io.stdout(agentsTable(registry.agents, terminalWidth(ctx)));
+      reportProblems(registry, ctx);
+    });
+
+  agents
+    .command('show')
+    .description('show the resolved definition of one agent: tools, model, limits, prompt, provenance')
+    .argument('<name>', 'agent name')
+    .option('--json', 'print the definition as JSON')
+    .action(async (name: string, opts: { json?: boolean }, command: Command) => {
+      const registry = await load(command, ctx);
+      const agent = registry.agents.find((a) => a.name === name);
+      if (!agent) {
+        const names = registry.agents.map((a) => a.name);
+        const hint = closest(name, names);
+        ctx.io.stderr(
+          `cadre: unknown agent "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}\navailable agents: ${names.join(', ') || '(none)'}\n`,
+        );
+        reportProblems(registry, ctx);
+        ctx.exitCode = 1;
+        return;
+      }
+      ctx.io.stdout(opts.json ? `${JSON.stringify(agent, null, 2)}\n` : agentPage(agent));
+      reportProblems(registry, ctx);
+    });
+
+  agents
+    .command('validate')
+    .description(
+      'report every error and warning in agent definitions (all sources, or the given files); exit 1 on any error',
+    )
+    .argument('[paths...]', 'agent files, agents directories or config.json files to check on their own')
+    .option('--json', 'print { agents, errors, warnings } as JSON')
+    .action(async (paths: string[], opts: { json?: boolean }, command: Command) => {
+      const options = await globalOptions(command, ctx);
+      const result =
+        paths.length > 0 ? await validateAgentPaths(paths, options.cwd) : await load(command, ctx);
+      if (opts.json) {
+        const agents = result.agents.map((a) => ({ name: a.name, source: a.source, path: a.path }));
+        ctx.io.stdout(
+          `${JSON.stringify({ agents, errors: result.errors, warnings: result.warnings }, null, 2)}\n`,
+        );
+      } else {
+        ctx.io.stdout(issueLines('error', result.errors) + issueLines('warning', result.warnings));
+        const agentsWord = result.agents.length === 1 ? 'agent' : 'agents';
+        ctx.io.stdout(
+          `${result.agents.length} ${agentsWord} loaded, ${countLine(result.errors.length, result.warnings.length)}\n`,
+        );
+      }
+      if (result.errors.length > 0) ctx.exitCode = 1;
+    });
+}
+
+async function load(command: Command, ctx: CliContext): Promise<RegistryResult> {
+  const options = await globalOptions(command, ctx);
+  return loadRegistry({ cwd: options.cwd, home: options.home, cliAgents: options.agents });
+}
+
+// Errors matter to whoever reads a listing, so they are printed in full; warnings only as a count.
+function reportProblems(registry: RegistryResult, ctx: CliContext): void {
+  if (registry.errors.length === 0 && registry.warnings.length === 0) return;
+  ctx.io.stderr(issueLines('error', registry.errors));
+  ctx.io.stderr(
+    `cadre: ${countLine(registry.errors.length, registry.warnings.length)} in agent definitions (details: cadre agents validate)\n`,
+  );
+}
+
+function terminalWidth(ctx: CliContext): number {
+  const columns = Number(ctx.env.COLUMNS);
+  if (Number.isInteger(columns) && columns > 40) return columns;
+  return process.stdout.isTTY ? process.stdout.columns : 120;
+}

@@ -1,0 +1,75 @@
+// What every `cadre` subcommand receives: where to write, the environment, and the global flags
+// (`--cwd`, `--agents`) resolved and checked in one place.
+import { stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Command } from 'commander';
+
+/** Output sinks, so tests and other front ends can capture what a command prints. */
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** Shared state of one CLI invocation. A command sets `exitCode` instead of exiting the process. */
+export interface CliContext {
+  io: CliIO;
+  env: NodeJS.ProcessEnv;
+  /** The directory `--cwd` is relative to (the process's working directory). */
+  processCwd: string;
+  exitCode: number;
+}
+
+/** The global flags, resolved. */
+export interface GlobalOptions {
+  /** The project directory (absolute). */
+  cwd: string;
+  /** The home directory holding the user level. */
+  home: string;
+  /** The raw `--agents` value: inline JSON or a file path. */
+  agents?: string;
+}
+
+/** A mistake in how the command was called: printed without a stack, exit status 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A context writing to the real process streams. */
+export function processContext(): CliContext {
+  // A closed pipe (`cadre agents list | head`) is not an error worth a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
+  return {
+    io: { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) },
+    env: process.env,
+    processCwd: process.cwd(),
+    exitCode: 0,
+  };
+}
+
+/** Resolves the global flags of `command`; a `--cwd` that is not a directory is a usage error. */
+export async function globalOptions(command: Command, ctx: CliContext): Promise<GlobalOptions> {
+  const opts = command.optsWithGlobals<{ cwd?: string; agents?: string }>();
+  const cwd = path.resolve(ctx.processCwd, opts.cwd ?? '.');
+  const isDir = await stat(cwd).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir) throw new UsageError(`--cwd: "${opts.cwd ?? cwd}" is not a directory`);
+  const home = ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? path.resolve(ctx.env.HOME) : os.homedir();
+  const out: GlobalOptions = { cwd, home };
+  // A file given to --agents is relative to where the command was typed, like any path argument.
+  if (opts.agents !== undefined) {
+    out.agents = opts.agents.trimStart().startsWith('{')
+      ? opts.agents
+      : path.resolve(ctx.processCwd, opts.agents);
+  }
+  return out;
+}

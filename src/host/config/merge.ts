@@ -1,0 +1,118 @@
+// Merges the user and project config files into the one configuration the runtime uses:
+// project scalars win, permission rule lists add up (a deny from either file binds), and
+// relative paths are resolved against the directory each file belongs to.
+import path from 'node:path';
+import type { PermissionMode } from '../../shared/task.js';
+import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
+import type { ConfigFile, IsolationMode, ModelAliases, ProviderConfig, SandboxMode } from './schema.js';
+
+/** The merged configuration with defaults applied. */
+export interface CadreConfig {
+  /** Agent entries by name (project over user); the registry validates them. */
+  agents: Record<string, Record<string, unknown>>;
+  permissions: {
+    allow: string[];
+    ask: string[];
+    deny: string[];
+    defaultMode: PermissionMode;
+    /** Absolute directories the agents may use besides the project. */
+    additionalDirectories: string[];
+  };
+  sandbox: SandboxMode;
+  models: ModelAliases;
+  defaultModel?: string;
+  providers: Record<string, ProviderConfig>;
+  /** Most agent runs at once. */
+  concurrency: number;
+  /** Most runs waiting for a slot; absent = the runtime's own default. */
+  queueLimit?: number;
+  /** Global nesting cap, whatever a definition asks for. */
+  maxDepth: number;
+  /** Token budget per agent tree. */
+  tokenBudget?: number;
+  /** Default wall-clock timeout per run, seconds. */
+  timeout: number;
+  /** Default idle watchdog per run, seconds. */
+  idleTimeout: number;
+  isolation: IsolationMode;
+  memoryLimitMb?: number;
+  /** Absolute directory for transcripts; absent = the runtime's default. */
+  transcriptsDir?: string;
+}
+
+/** Defaults for every field that has one. */
+export const CONFIG_DEFAULTS = {
+  concurrency: 16,
+  maxDepth: 3,
+  timeout: AGENT_DEFAULTS.timeout,
+  idleTimeout: AGENT_DEFAULTS.idleTimeout,
+  sandbox: 'auto',
+  isolation: 'thread',
+  defaultMode: 'default',
+} as const;
+
+/** Where each file's relative paths are anchored. */
+export interface ConfigBases {
+  /** The project directory (for the project file). */
+  cwd: string;
+  /** The home directory (for the user file, and `~/` anywhere). */
+  home: string;
+}
+
+/** A configuration with nothing set: all defaults. */
+export function defaultConfig(): CadreConfig {
+  return mergeConfig({}, {}, { cwd: process.cwd(), home: process.cwd() });
+}
+
+/** Merges the user file under the project file. */
+export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: ConfigBases): CadreConfig {
+  const resolveUser = (p: string) => resolvePath(p, bases.home, bases.home);
+  const resolveProject = (p: string) => resolvePath(p, bases.cwd, bases.home);
+  const rules = (key: 'allow' | 'ask' | 'deny') => [
+    ...(project.permissions?.[key] ?? []),
+    ...(user.permissions?.[key] ?? []),
+  ];
+  const merged: CadreConfig = {
+    agents: { ...user.agents, ...project.agents },
+    permissions: {
+      allow: rules('allow'),
+      ask: rules('ask'),
+      deny: rules('deny'),
+      defaultMode:
+        project.permissions?.defaultMode ?? user.permissions?.defaultMode ?? CONFIG_DEFAULTS.defaultMode,
+      additionalDirectories: unique([
+        ...(project.permissions?.additionalDirectories ?? []).map(resolveProject),
+        ...(user.permissions?.additionalDirectories ?? []).map(resolveUser),
+      ]),
+    },
+    sandbox: project.sandbox ?? user.sandbox ?? CONFIG_DEFAULTS.sandbox,
+    models: { ...user.models, ...project.models },
+    providers: { ...user.providers, ...project.providers },
+    concurrency: project.concurrency ?? user.concurrency ?? CONFIG_DEFAULTS.concurrency,
+    maxDepth: project.maxDepth ?? user.maxDepth ?? CONFIG_DEFAULTS.maxDepth,
+    timeout: project.timeout ?? user.timeout ?? CONFIG_DEFAULTS.timeout,
+    idleTimeout: project.idleTimeout ?? user.idleTimeout ?? CONFIG_DEFAULTS.idleTimeout,
+    isolation: project.isolation ?? user.isolation ?? CONFIG_DEFAULTS.isolation,
+  };
+  const defaultModel = project.defaultModel ?? user.defaultModel;
+  if (defaultModel !== undefined) merged.defaultModel = defaultModel;
+  const queueLimit = project.queueLimit ?? user.queueLimit;
+  if (queueLimit !== undefined) merged.queueLimit = queueLimit;
+  const tokenBudget = project.tokenBudget ?? user.tokenBudget;
+  if (tokenBudget !== undefined) merged.tokenBudget = tokenBudget;
+  const memoryLimitMb = project.memoryLimitMb ?? user.memoryLimitMb;
+  if (memoryLimitMb !== undefined) merged.memoryLimitMb = memoryLimitMb;
+  if (project.transcriptsDir !== undefined) merged.transcriptsDir = resolveProject(project.transcriptsDir);
+  else if (user.transcriptsDir !== undefined) merged.transcriptsDir = resolveUser(user.transcriptsDir);
+  return merged;
+}
+
+function resolvePath(p: string, base: string, home: string): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return path.join(home, p.slice(2));
+  return path.resolve(base, p);
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,215 @@
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_DEFAULTS, loadConfig, parseConfigText, readConfigFile } from '../../src/host/config.js';
+import { parseJsonText } from '../../src/host/config/json-text.js';
+import { tempDir, writeFiles } from './registry/temp-dirs.js';
+
+let project: string;
+let home: string;
+const cleanups: (() => Promise<void>)[] = [];
+beforeEach(async () => {
+  const made = await Promise.all([tempDir('cadre-project-'), tempDir('cadre-home-')]);
+  [project, home] = made.map((m) => m.dir) as [string, string];
+  cleanups.push(...made.map((m) => m.cleanup));
+});
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+describe('loadConfig', () => {
+  it('missing files are an empty config with every default', async () => {
+    const config = await loadConfig({ cwd: project, home });
+    expect(config.errors).toEqual([]);
+    expect(config.project).toEqual({});
+    expect(config.user).toEqual({});
+    expect(config.merged).toEqual({
+      agents: {},
+      permissions: { allow: [], ask: [], deny: [], defaultMode: 'default', additionalDirectories: [] },
+      sandbox: 'auto',
+      models: {},
+      providers: {},
+      concurrency: 16,
+      maxDepth: 3,
+      timeout: 300,
+      idleTimeout: 120,
+      isolation: 'thread',
+    });
+    expect(CONFIG_DEFAULTS.concurrency).toBe(16);
+    expect(config.paths).toEqual({
+      project: path.join(project, '.cadre/config.json'),
+      user: path.join(home, '.cadre/config.json'),
+    });
+  });
+
+  it('project scalars override the user; rule lists add up; maps merge by key', async () => {
+    await writeFiles(home, {
+      '.cadre/config.json': JSON.stringify({
+        permissions: {
+          allow: ['Read'],
+          deny: ['Bash(rm:*)'],
+          defaultMode: 'acceptEdits',
+          additionalDirectories: ['~/notes', 'shared'],
+        },
+        models: { haiku: 'user-haiku', sonnet: 'user-sonnet' },
+        providers: {
+          local: { baseURL: 'http://localhost:11434' },
+          proxy: { baseURL: 'http://proxy:4000', apiKeyEnv: 'PROXY_KEY' },
+        },
+        concurrency: 4,
+        sandbox: 'required',
+        transcriptsDir: 'transcripts',
+        tokenBudget: 1000,
+        agents: { helper: { description: 'user helper' }, shared: { description: 'user' } },
+      }),
+    });
+    await writeFiles(project, {
+      '.cadre/config.json': JSON.stringify({
+        permissions: { allow: ['Bash(git status:*)'], deny: ['Write(secrets/**)'], ask: ['WebFetch'] },
+        models: { sonnet: 'project-sonnet' },
+        providers: { local: { baseURL: 'http://127.0.0.1:8080' } },
+        concurrency: 8,
+        maxDepth: 1,
+        isolation: 'process',
+        memoryLimitMb: 512,
+        defaultModel: 'sonnet',
+        queueLimit: 10,
+        timeout: 60,
+        idleTimeout: 30,
+        agents: { shared: { description: 'project' } },
+      }),
+    });
+    const { merged, errors } = await loadConfig({ cwd: project, home });
+    expect(errors).toEqual([]);
+    expect(merged.permissions).toEqual({
+      allow: ['Bash(git status:*)', 'Read'],
+      ask: ['WebFetch'],
+      deny: ['Write(secrets/**)', 'Bash(rm:*)'],
+      defaultMode: 'acceptEdits',
+      additionalDirectories: [path.join(home, 'notes'), path.join(home, 'shared')],
+    });
+    expect(merged.models).toEqual({ haiku: 'user-haiku', sonnet: 'project-sonnet' });
+    expect(merged.providers).toEqual({
+      local: { baseURL: 'http://127.0.0.1:8080' },
+      proxy: { baseURL: 'http://proxy:4000', apiKeyEnv: 'PROXY_KEY' },
+    });
+    expect(merged).toMatchObject({
+      concurrency: 8,
+      maxDepth: 1,
+      sandbox: 'required',
+      isolation: 'process',
+      memoryLimitMb: 512,
+      defaultModel: 'sonnet',
+      queueLimit: 10,
+      tokenBudget: 1000,
+      timeout: 60,
+      idleTimeout: 30,
+      transcriptsDir: path.join(home, 'transcripts'),
+    });
+    expect(merged.agents).toEqual({
+      helper: { description: 'user helper' },
+      shared: { description: 'project' },
+    });
+  });
+
+  it('resolves project paths against the project', async () => {
+    await writeFiles(project, {
+      '.cadre/config.json':
+        '{"transcriptsDir": "logs", "permissions": {"additionalDirectories": ["../other"]}}',
+    });
+    const { merged } = await loadConfig({ cwd: project, home });
+    expect(merged.transcriptsDir).toBe(path.join(project, 'logs'));
+    expect(merged.permissions.additionalDirectories).toEqual([path.resolve(project, '../other')]);
+  });
+
+  it('invalid JSON names the file, line and column', async () => {
+    await writeFiles(project, { '.cadre/config.json': '{\n  "concurrency": 4,\n  "sandbox": "auto",\n}\n' });
+    const { errors, project: parsed } = await loadConfig({ cwd: project, home });
+    expect(parsed).toEqual({});
+    expect(errors).toEqual([
+      {
+        path: path.join(project, '.cadre/config.json'),
+        line: 4,
+        message: expect.stringMatching(/^invalid JSON: unexpected "}" .* at line 4, column 1$/),
+      },
+    ]);
+  });
+
+  it('an unknown key is an error with a did-you-mean, and the valid keys beside it still apply', async () => {
+    await writeFiles(project, {
+      '.cadre/config.json':
+        '{\n  "concurency": 4,\n  "permissions": { "deny": ["Bash"], "alow": ["Read"] },\n  "maxDepth": 2\n}',
+    });
+    const { errors, merged } = await loadConfig({ cwd: project, home });
+    expect(errors).toEqual([
+      {
+        path: path.join(project, '.cadre/config.json'),
+        line: 2,
+        field: 'concurency',
+        message: 'unknown key "concurency" (did you mean "concurrency"?)',
+      },
+      {
+        path: path.join(project, '.cadre/config.json'),
+        line: 3,
+        field: 'permissions.alow',
+        message: 'unknown key "alow" (did you mean "allow"?)',
+      },
+    ]);
+    expect(merged.permissions.deny).toEqual(['Bash']);
+    expect(merged.maxDepth).toBe(2);
+    expect(merged.concurrency).toBe(16);
+  });
+
+  it('wrong types name the field; only the bad value is dropped', async () => {
+    await writeFiles(home, {
+      '.cadre/config.json':
+        '{"concurrency": "lots", "sandbox": "maybe", "permissions": {"deny": ["Bash", 3, "Write"]}, "providers": {"x": {"apiKeyEnv": "KEY"}}}',
+    });
+    const { errors, merged } = await loadConfig({ cwd: project, home });
+    expect(errors.map((e) => e.field).sort()).toEqual([
+      'concurrency',
+      'permissions.deny.1',
+      'providers.x.baseURL',
+      'sandbox',
+    ]);
+    expect(merged.permissions.deny).toEqual(['Bash', 'Write']);
+    expect(merged.providers).toEqual({});
+    expect(merged.sandbox).toBe('auto');
+  });
+
+  it('a config that is not an object, an empty file, and an unreadable path', async () => {
+    expect(parseConfigText('/c.json', '[1, 2]').errors[0]?.message).toMatch(/must be a JSON object/);
+    expect(parseConfigText('/c.json', '  \n')).toEqual({ config: {}, errors: [] });
+    await writeFiles(project, { '.cadre/config.json/oops': 'x' });
+    const result = await readConfigFile(path.join(project, '.cadre/config.json'));
+    expect(result.errors[0]?.message).toMatch(/cannot read/);
+  });
+
+  it('reads the file once when the project is the home directory', async () => {
+    await writeFiles(home, { '.cadre/config.json': '{"concurrency": 2, "permissions": {"deny": ["Bash"]}}' });
+    const config = await loadConfig({ cwd: home, home });
+    expect(config.project.concurrency).toBe(2);
+    expect(config.user).toEqual({});
+    expect(config.merged.permissions.deny).toEqual(['Bash']);
+  });
+});
+
+describe('parseJsonText', () => {
+  it.each([
+    ['{"a":}', 1, 6],
+    ['{\n  "a": 1,\n}', 3, 1],
+    ['{"a": 1} x', 1, 10],
+    ['{"a": "unterminated', 1, 20],
+    ['{"a": tru}', 1, 10],
+    ['{"a": 01}', 1, 8],
+    ['', 1, 1],
+  ])('%j fails at line %i, column %i', (text, line, column) => {
+    expect(parseJsonText(text)).toMatchObject({ ok: false, line, column });
+  });
+
+  it('parses valid JSON, with or without a BOM', () => {
+    expect(parseJsonText('\uFEFF{"a": [1, "b", null, true]}')).toEqual({
+      ok: true,
+      value: { a: [1, 'b', null, true] },
+    });
+  });
+});
