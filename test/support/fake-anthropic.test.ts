@@ -219,14 +219,20 @@ describe('fake Anthropic server with the real SDK', () => {
     expect(server.requests[0]?.outcome).toBe('client_aborted');
 
     server.enqueue(stallAfterHeaders(undefined, { latencyMs: 0 }), textReply('never sent'));
-    const stalled = client(server).messages.stream(ask('a')).finalMessage();
+    const stream = client(server).messages.stream(ask('a'));
+    // The stream also reports its failure as an event; without a listener that is an unhandled rejection.
+    stream.on('error', () => undefined);
+    const stalled = stream.finalMessage();
     const waiting = client(server).messages.create(ask('b'));
+    // Handlers go on before the close, so neither rejection is ever unhandled.
+    const stalledFails = expect(stalled).rejects.toThrow();
+    const waitingFails = expect(waiting).rejects.toBeInstanceOf(Anthropic.APIConnectionError);
     await server.waitForRequests(3);
     const t0 = performance.now();
     await server.close();
     expect(performance.now() - t0).toBeLessThan(500);
-    await expect(stalled).rejects.toThrow();
-    await expect(waiting).rejects.toBeInstanceOf(Anthropic.APIConnectionError);
+    await stalledFails;
+    await waitingFails;
     expect(server.inFlight).toBe(0);
   });
 

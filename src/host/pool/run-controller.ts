@@ -84,13 +84,6 @@ export async function runToEnd(
   };
 
   const graceAt = limits.graceAtMs === null ? undefined : (limits.graceAtMs ?? graceOffsetMs(limits.timeoutMs));
-  let launched: ReturnType<Executor['launch']> | undefined;
-  const deadline = new Deadline(
-    limits.timeoutMs,
-    graceAt,
-    () => launched?.control.postMessage({ type: 'grace', message: GRACE_MESSAGE }),
-    () => stop({ kind: 'timeout' }),
-  );
   let paused = 0;
   const pauseClock = () => {
     paused++;
@@ -135,13 +128,19 @@ export async function runToEnd(
   if (cancel?.aborted) onCancel();
   cancel?.addEventListener('abort', onCancel, { once: true });
 
-  launched = executor.launch(spec, kill.signal);
+  const launched = executor.launch(spec, kill.signal);
+  const deadline = new Deadline(
+    limits.timeoutMs,
+    graceAt,
+    () => launched.control.postMessage({ type: 'grace', message: GRACE_MESSAGE }),
+    () => stop({ kind: 'timeout' }),
+  );
   const gateway = exposeGateway(launched.caps, handlers, [...hooks.granted, 'events.emit'], touch);
   deadline.start();
   const watch = setInterval(() => {
     // A run waiting on a capability (a child agent, a command) is not idle: those have their own limits.
     if (paused === 0 && gateway.pending() === 0 && performance.now() - lastActivity > limits.idleTimeoutMs) stop({ kind: 'idle' });
-    const heap = launched?.heap();
+    const heap = launched.heap();
     if (heap && heap.used > heap.limit * (limits.heapKillFraction ?? 0.9)) {
       stop({ kind: 'oom', usedMb: Math.round(heap.used / 1048576) });
     }
