@@ -22,7 +22,7 @@ import { loadConfig, type CadreConfig } from './config.js';
 import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
 import { Scheduler } from './pool/scheduler.js';
 import { ThreadPool } from './pool/thread-pool.js';
-import { loadRegistry } from './registry/index.js';
+import { formatIssue, loadRegistry } from './registry/index.js';
 import { readFile } from 'node:fs/promises';
 
 /** How to create a runtime. Everything is optional. */
@@ -89,6 +89,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   });
   const home = options.home ?? os.homedir();
   const loaded = await loadConfig({ cwd, home });
+  // A config that does not parse may be missing deny rules: refuse to run rather than guess.
+  if (loaded.errors.length > 0) throw new CadreError('invalid_input', `invalid configuration:\n${loaded.errors.map(formatIssue).join('\n')}`);
   const config: CadreConfig = {
     ...loaded.merged,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),

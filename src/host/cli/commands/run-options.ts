@@ -2,6 +2,7 @@
 // name the flag, and building the runtime from them.
 import type { Command } from 'commander';
 import { PermissionMode } from '../../../shared/task.js';
+import { formatIssue } from '../../registry/index.js';
 import { createRuntime, type Runtime } from '../../runtime.js';
 import { globalOptions, UsageError, type CliContext } from '../context.js';
 
@@ -59,7 +60,7 @@ export async function runtimeFromFlags(command: Command, ctx: CliContext, flags:
   if (flags.isolation !== undefined && flags.isolation !== 'thread' && flags.isolation !== 'process') {
     throw new UsageError(`--isolation: expected thread or process, got "${flags.isolation}"`);
   }
-  return createRuntime({
+  const runtime = await createRuntime({
     cwd: global.cwd,
     home: global.home,
     env: ctx.env,
@@ -73,4 +74,7 @@ export async function runtimeFromFlags(command: Command, ctx: CliContext, flags:
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
   });
+  // A broken agent file never stops the others; say what was skipped.
+  for (const issue of runtime.registry.errors) ctx.io.stderr(`cadre: warning: ${formatIssue(issue)}\n`);
+  return runtime;
 }

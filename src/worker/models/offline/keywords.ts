@@ -54,7 +54,7 @@ const STOP_WORDS = new Set(
   find finds search look locate show list tell explain describe summarize summarise give report answer question understand
   code codebase file files project repo repository source sources function functions method methods thing things place places
   part parts way ways work works working used use uses using called call defined define definition implemented implement
-  implementation happen happens handled related relevant exist exists quick quickly medium thorough thoroughly very
+  implementation happen happens handled related relevant exist exists quick quickly medium thorough thoroughly thoroughness very
   explore exploration check see need needs want wants know e.g i.e eg ie`.split(/\s+/),
 );
 

@@ -67,8 +67,14 @@ export function buildReport(state: OfflineState, offered: readonly string[]): st
   const hits = new Map<string, number>();
   const refsByKeyword = terms.keywords.map((k) => refsFor(k, lines));
   for (const refs of refsByKeyword) for (const r of refs) hits.set(r.path, (hits.get(r.path) ?? 0) + 1);
+  // A path that names the keywords (src/worker/tools for "worker tools") says more than a test
+  // that mentions them often.
+  const pathScore = (f: string) =>
+    terms.keywords.filter((k) => k.term !== undefined && f.toLowerCase().includes(k.term.toLowerCase())).length -
+    Number(TEST_LIKE.test(f));
   const byRelevance = (a: string, b: string) =>
     Number(LOW_VALUE.test(a)) - Number(LOW_VALUE.test(b)) ||
+    pathScore(b) - pathScore(a) ||
     (hits.get(b) ?? 0) - (hits.get(a) ?? 0) ||
     compare(a, b);
   const missing: string[] = [];
@@ -125,6 +131,7 @@ function namesKeyword(file: string, k: Keyword): boolean {
   return k.term !== undefined && base.includes(k.term.toLowerCase());
 }
 
+const TEST_LIKE = /(?:^|\/)(?:test|tests|__tests__|spec)\/|\.(?:test|spec)\.[a-z]+$/i;
 const key = (r: LineRef) => `${r.path}:${r.line}`;
 const firstLine = (s: string) => (s.split('\n').find((l) => l.trim() !== '') ?? '').trim();
 const clip = (s: string) => {
