@@ -49,6 +49,8 @@ export interface RuntimeOptions {
   /** Record model exchanges to this cassette file / replay one. */
   record?: string;
   replay?: string;
+  /** How long an idle worker thread is kept before it exits (default 30 s). */
+  threadIdleTimeoutMs?: number;
   /** Kernel tests only: honour `fault:<kind>` prompts. */
   allowFaultInjection?: boolean;
 }
@@ -78,6 +80,8 @@ export interface Runtime {
   batch(tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>, options?: BatchOptions): AsyncIterable<BatchResult>;
   /** Cancels a run (and its subtree) by agent id. */
   stop(agentId: string): boolean;
+  /** Live counts: worker threads, runs holding a slot, runs waiting for one, runs not yet ended. */
+  stats(): { threads: number; active: number; queued: number; runs: number };
   /** Cancels everything and shuts the pool down. */
   close(): Promise<void>;
 }
@@ -113,6 +117,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       maxThreads: concurrency * (config.maxDepth + 1),
       minThreads: Math.min(2, concurrency),
       memoryLimitMb,
+      ...(options.threadIdleTimeoutMs ? { idleTimeoutMs: options.threadIdleTimeoutMs } : {}),
     });
     executor = threadExecutor(pool);
   }
@@ -162,6 +167,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     task,
     run: async (input) => (await task(input)).result,
     batch: (tasks, batchOptions) => runBatch({ task }, tasks, { concurrency, ...batchOptions }),
+    stats: () => ({ threads: pool?.threads().length ?? 0, active: core.scheduler.running, queued: core.scheduler.queued, runs: core.running.size }),
     stop(agentId) {
       const node = core.running.get(agentId);
       node?.cancel.abort(cancelReason('user_cancelled'));

@@ -93,7 +93,8 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     deliver({ ...stamp, type: 'notice', level: 'warn', message: 'no API key configured: running on the embedded offline model (set ANTHROPIC_API_KEY for a real one)' });
   }
 
-  const started = performance.now();
+  // Duration counts from when the run gets its slot: time queued behind the concurrency cap is not run time.
+  let started = performance.now();
   const finish = (end: RunEnd) => {
     const output: TaskOutput = {
       agentId,
@@ -120,6 +121,7 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     try {
       await core.scheduler.acquire(depth, node.cancel.signal);
       node.holdsSlot = true;
+      started = performance.now();
     } catch (error) {
       const wire = toWire(error);
       const cancelled = node.cancel.signal.aborted;

@@ -1,5 +1,5 @@
 // Finds files matching a glob under one root for the Glob tool: a gitignore-aware parallel walk
-// that skips `.git` and `node_modules`, never leaves the allowed roots through a symlink, stops at
+// that skips `.git`, `node_modules` and `.cadre`, never leaves the allowed roots through a symlink, stops at
 // a cap, and returns the newest files first.
 import { readdir as readdirCb, stat as statCb, type Dirent } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
@@ -16,7 +16,8 @@ export const DEFAULT_GLOB_LIMIT = 10_000;
 /** Cap on directory entries looked at, so `**` over a huge tree still ends in bounded time. */
 export const DEFAULT_GLOB_SCAN_LIMIT = 1_000_000;
 /** Directories never walked unless the pattern names them. */
-const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
+// .cadre holds transcripts and the audit log: other runs' conversations are not search material.
+const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.cadre']);
 const PARALLEL_DIRS = 16;
 const PARALLEL_STATS = 64;
 
