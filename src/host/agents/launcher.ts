@@ -184,5 +184,5 @@ function buildSpec(core: RuntimeCore, node: RunNode, def: LoadedAgent, input: Ta
 
 /** The abort reason of a cancelled run: a `cancelled` error that says who cancelled it. */
 export function cancelReason(endReason: 'user_cancelled' | 'parent_cancelled'): CadreError {
-  return new CadreError('cancelled', endReason === 'parent_cancelled' ? 'cancelled because its parent ended' : 'cancelled', { endReason });
+  return new CadreError('cancelled', endReason === 'parent_cancelled' ? 'cancelled because its parent ended' : 'cancelled by the caller (stop() or Ctrl-C)', { endReason });
 }

@@ -79,7 +79,10 @@ export async function runToEnd(
   let turns = 0;
   let toolCalls = 0;
   let lastActivity = performance.now();
+  // The idle watchdog starts with the worker's first call: a thread still starting is not idle.
+  let workerStarted = false;
   const touch = () => {
+    workerStarted = true;
     lastActivity = performance.now();
   };
 
@@ -139,7 +142,7 @@ export async function runToEnd(
   deadline.start();
   const watch = setInterval(() => {
     // A run waiting on a capability (a child agent, a command) is not idle: those have their own limits.
-    if (paused === 0 && gateway.pending() === 0 && performance.now() - lastActivity > limits.idleTimeoutMs) stop({ kind: 'idle' });
+    if (workerStarted && paused === 0 && gateway.pending() === 0 && performance.now() - lastActivity > limits.idleTimeoutMs) stop({ kind: 'idle' });
     const heap = launched.heap();
     if (heap && heap.used > heap.limit * (limits.heapKillFraction ?? 0.9)) {
       stop({ kind: 'oom', usedMb: Math.round(heap.used / 1048576) });
@@ -163,7 +166,17 @@ export async function runToEnd(
   const base = { usage, turns, toolCalls, durationMs: performance.now() - started };
   if (outcome.ok && !killReason) {
     const r = outcome.value;
-    return { ...base, status: r.status, result: r.result, usage: r.usage, turns: r.turns, toolCalls: r.toolCalls, ...(r.error ? { error: r.error } : {}) };
+    // A model stream that went silent is the idle watchdog firing inside the worker: same status.
+    const idle = r.status === 'failed' && r.error?.code === 'timeout';
+    return {
+      ...base,
+      status: idle ? 'timeout' : r.status,
+      result: r.result,
+      usage: r.usage,
+      turns: r.turns,
+      toolCalls: r.toolCalls,
+      ...(r.error ? { error: idle ? { ...r.error, reason: 'idle_timeout' as const } : r.error } : {}),
+    };
   }
   return { ...base, result: lastText, ...endFor(killReason, outcome.ok ? undefined : outcome.error, limits) };
 }
@@ -179,7 +192,7 @@ function endFor(kill: KillReason | undefined, error: unknown, limits: RunLimits)
         error: { code: 'timeout', reason: 'idle_timeout', message: `no model output or tool activity for ${limits.idleTimeoutMs / 1000} s; the run was terminated` },
       };
     case 'cancel':
-      return { status: 'cancelled', error: { code: 'cancelled', reason: kill.reason, message: kill.reason === 'parent_cancelled' ? 'cancelled because its parent was cancelled' : 'cancelled' } };
+      return { status: 'cancelled', error: { code: 'cancelled', reason: kill.reason, message: kill.reason === 'parent_cancelled' ? 'cancelled because its parent ended' : 'cancelled by the caller (stop() or Ctrl-C)' } };
     case 'budget':
       return { status: 'budget_exceeded', error: { code: 'budget_exceeded', message: kill.message } };
     case 'oom':

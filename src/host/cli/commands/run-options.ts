@@ -73,6 +73,8 @@ export async function runtimeFromFlags(command: Command, ctx: CliContext, flags:
     ...(flags.isolation === 'thread' || flags.isolation === 'process' ? { isolation: flags.isolation } : {}),
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
+    // Only for cadre's own tests: lets a `fault:<kind>` prompt make its worker fail on purpose.
+    ...(ctx.env.CADRE_FAULT_INJECTION === '1' ? { allowFaultInjection: true } : {}),
   });
   // A broken agent file never stops the others; say what was skipped.
   for (const issue of runtime.registry.errors) ctx.io.stderr(`cadre: warning: ${formatIssue(issue)}\n`);

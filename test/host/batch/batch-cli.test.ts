@@ -1,0 +1,152 @@
+// `cadre batch` as a user runs it: the compiled binary, the real SDK against the fake server with
+// injected faults, a results file that survives SIGKILL and resumes without duplicates.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorReply, stallAfterHeaders, startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from '../../support/fake-anthropic.js';
+import { runCli, startCli } from '../../support/cli.js';
+import { tempProject } from '../../support/project.js';
+
+let server: FakeAnthropic;
+let project: Awaited<ReturnType<typeof tempProject>>;
+let env: Record<string, string>;
+
+const agents = JSON.stringify({
+  worker: { description: 'batch worker', prompt: 'You answer briefly.', tools: ['LS'], idleTimeout: 1 },
+  patient: { description: 'waits for slow models', prompt: 'You answer briefly.', tools: ['LS'] },
+});
+
+beforeAll(async () => {
+  project = await tempProject({ 'a.txt': 'a\n' });
+  server = await startFakeAnthropic({
+    responder: (req) => {
+      const first = req.body.messages[0]?.content;
+      const prompt = typeof first === 'string' ? first : JSON.stringify(first);
+      const kind = /kind=(\w+)/.exec(prompt)?.[1] ?? 'ok';
+      switch (kind) {
+        case 'slow':
+          return textReply('too late', { latencyMs: 10_000 });
+        case 'overloaded':
+          return errorReply(529, { retryAfter: 0.01 });
+        case 'loop':
+          return toolUseReply([{ name: 'LS', input: { path: '.' } }]);
+        case 'stall':
+          return stallAfterHeaders();
+        case 'paced':
+          return textReply(`done ${prompt}`, { latencyMs: 150 });
+        default:
+          return textReply(`done ${prompt}`);
+      }
+    },
+  });
+  env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, CADRE_FAULT_INJECTION: '1' };
+});
+afterAll(async () => {
+  await server.close();
+  await project.cleanup();
+});
+
+const readResults = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { id: string; status: string; error?: { reason?: string; message: string } });
+
+describe('cadre batch', () => {
+  it('200 tasks with injected faults yield exactly 200 result lines with the right statuses', async () => {
+    const plan: [string, string, Record<string, unknown>][] = [
+      ['ok', 'completed', {}],
+      ['slow', 'timeout', { timeout: 1 }],
+      ['crash', 'crashed', {}],
+      ['overloaded', 'failed', {}],
+      ['loop', 'max_turns', { max_turns: 2 }],
+      ['stall', 'timeout', { timeout: 20 }],
+    ];
+    const tasks = Array.from({ length: 200 }, (_, i) => {
+      const [kind, , extra] = plan[i % plan.length]!;
+      return { id: `t${i}`, agent: 'worker', prompt: kind === 'crash' ? 'fault:exit' : `task ${i} kind=${kind}`, ...extra };
+    });
+    const file = path.join(project.dir, 'faults.jsonl');
+    const out = path.join(project.dir, 'faults-results.jsonl');
+    await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+    const r = await runCli(['batch', file, '--out', out, '--concurrency', '16', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    expect(r.code).toBe(1);
+    const results = await readResults(out);
+    expect(results).toHaveLength(200);
+    expect(new Set(results.map((x) => x.id)).size).toBe(200);
+    for (const res of results) {
+      const i = Number(res.id.slice(1));
+      expect(res.status, `${res.id} (${plan[i % plan.length]![0]}): ${res.error?.message ?? ''}`).toBe(plan[i % plan.length]![1]);
+    }
+    expect(r.stderr).toMatch(/statuses: completed 34, failed 33, timeout 67, crashed 33, max_turns 33/);
+    expect(r.stderr).toMatch(/duration: p50 [\d.]+ s, p95 [\d.]+ s/);
+    const again = await runCli(['batch', file, '--out', out, '--allow-failures', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/200 task\(s\) already in/);
+    expect(await readResults(out)).toHaveLength(200);
+  }, 120_000);
+
+  it('reports bad lines with their line numbers and runs the good ones', async () => {
+    const file = path.join(project.dir, 'mixed.jsonl');
+    const out = path.join(project.dir, 'mixed-results.jsonl');
+    await writeFile(
+      file,
+      [
+        JSON.stringify({ id: 'a', agent: 'worker', prompt: 'one' }),
+        '{not json',
+        JSON.stringify({ id: 'b', agent: 'worker' }),
+        JSON.stringify({ id: 'c', agent: 'ghost', prompt: 'x' }),
+        JSON.stringify({ id: 'a', agent: 'worker', prompt: 'dup' }),
+        JSON.stringify({ id: 'd', agent: 'worker', prompt: 'two' }),
+      ].join('\n'),
+    );
+    const r = await runCli(['batch', file, '--out', out, '--agents', agents, '--cwd', project.dir], env, project.dir);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/mixed\.jsonl:2: skipped: invalid JSON/);
+    expect(r.stderr).toMatch(/mixed\.jsonl:3: skipped: prompt/);
+    expect(r.stderr).toMatch(/mixed\.jsonl:4: skipped: agent: unknown agent "ghost"/);
+    expect(r.stderr).toMatch(/mixed\.jsonl:5: skipped: id: duplicate id "a" \(first on line 1\)/);
+    expect((await readResults(out)).map((x) => x.id).sort()).toEqual(['a', 'd']);
+  });
+
+  it('killed with SIGKILL midway, a second run finishes the rest with no duplicate ids', async () => {
+    const tasks = Array.from({ length: 120 }, (_, i) => ({ id: `k${i}`, agent: 'worker', prompt: `task ${i} kind=paced` }));
+    const file = path.join(project.dir, 'kill.jsonl');
+    const out = path.join(project.dir, 'kill-results.jsonl');
+    await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+    const first = startCli(['batch', file, '--out', out, '--concurrency', '8', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    for (let i = 0; i < 200; i++) {
+      const lines = (await readFile(out, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+      if (lines >= 30) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    first.child.kill('SIGKILL');
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    const partial = await readResults(out);
+    expect(partial.length).toBeGreaterThanOrEqual(30);
+    expect(partial.length).toBeLessThan(120);
+    const second = await runCli(['batch', file, '--out', out, '--concurrency', '8', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    expect(second.code).toBe(0);
+    const all = await readResults(out);
+    expect(all).toHaveLength(120);
+    expect(new Set(all.map((x) => x.id)).size).toBe(120);
+    expect(all.every((x) => x.status === 'completed')).toBe(true);
+  }, 120_000);
+
+  it('Ctrl-C cancels running tasks, records them as cancelled, and exits 130', async () => {
+    const tasks = Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, agent: 'patient', prompt: `task ${i} kind=slow`, timeout: 30 }));
+    const file = path.join(project.dir, 'int.jsonl');
+    const out = path.join(project.dir, 'int-results.jsonl');
+    await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+    const run = startCli(['batch', file, '--out', out, '--concurrency', '4', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    await new Promise((r) => setTimeout(r, 1500));
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    const results = await readResults(out);
+    expect(results.length).toBe(4);
+    expect(results.every((x) => x.status === 'cancelled')).toBe(true);
+    expect(r.stderr).toMatch(/interrupted/);
+  }, 60_000);
+});
