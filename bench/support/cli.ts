@@ -13,9 +13,9 @@ export interface CliRun {
   cpuSeconds: number;
 }
 
-const CLI = path.resolve('dist', 'host', 'cli', 'main.js');
+const CLI = path.resolve('dist', 'host', 'cli', 'cadre.mjs');
 
-/** Runs `node dist/host/cli/main.js ...args`. */
+/** Runs `node dist/host/cli/cadre.mjs ...args`. */
 export function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
   const started = performance.now();
   return new Promise((resolve, reject) => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The compiled CLI entry. */
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'host', 'cli', 'main.js');
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'host', 'cli', 'cadre.mjs');
 
 /** What a finished CLI run printed. */
 export interface CliResult {

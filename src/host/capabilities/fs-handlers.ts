@@ -14,7 +14,7 @@ import { readMany } from './fs/read-many.js';
 import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
 import { writeAtomic } from './fs/write.js';
-import { resolvePath, type ResolvedPath } from './paths.js';
+import { resolveMany, resolvePath, type ResolvedPath } from './paths.js';
 import { decide } from './policy.js';
 import type { PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
@@ -115,7 +115,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
   const readManyHandler: Handler<'fs.readMany'> = (raw) =>
     audited(ctx, 'fs.readMany', `${String((raw as { paths?: unknown[] })?.paths?.length ?? 0)} files`, async () => {
       const req = parseRequest('fs.readMany', raw);
-      const targets = await Promise.all(req.paths.map(resolve));
+      const targets = await resolveMany(req.paths, ctx.projectDir);
       // Each path is judged on its own: denied ones are skipped, never read.
       const allowed: ResolvedPath[] = [];
       const skipped: { path: string; reason: string }[] = [];

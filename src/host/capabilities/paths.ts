@@ -1,6 +1,6 @@
 // Resolves a path a worker asked for into the facts the policy needs: its absolute form and its
 // real location on disk (symlinks followed, even for a file that does not exist yet).
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../shared/errors.js';
 
@@ -72,4 +72,41 @@ export function isInside(real: string, roots: readonly string[]): boolean {
     const prefix = root.endsWith(path.sep) ? root : root + path.sep;
     return real.startsWith(prefix);
   });
+}
+
+interface DirListing {
+  real: string;
+  /** Entry name -> true when it is a plain (non-symlink) entry. */
+  plain: Map<string, boolean>;
+}
+
+/**
+ * Resolves many paths at once (Grep's file lists): one realpath and one readdir per directory
+ * instead of a realpath per file. An entry that is a symlink, or is not listed, falls back to
+ * `resolvePath`, so the result is the same as resolving each path alone.
+ */
+export async function resolveMany(requested: readonly string[], projectDir: string): Promise<ResolvedPath[]> {
+  const listings = new Map<string, Promise<DirListing | undefined>>();
+  const listing = (dir: string) => {
+    let found = listings.get(dir);
+    if (!found) {
+      found = Promise.all([realpath(dir), readdir(dir, { withFileTypes: true })]).then(
+        ([real, entries]) => ({ real, plain: new Map(entries.map((e) => [e.name, !e.isSymbolicLink()])) }),
+        () => undefined,
+      );
+      listings.set(dir, found);
+    }
+    return found;
+  };
+  return Promise.all(
+    requested.map(async (one) => {
+      if (one.includes('\0')) return resolvePath(one, projectDir);
+      const absolute = path.resolve(projectDir, one);
+      const dir = await listing(path.dirname(absolute));
+      if (dir?.plain.get(path.basename(absolute)) === true) {
+        return { requested: one, absolute, real: path.join(dir.real, path.basename(absolute)), exists: true };
+      }
+      return resolvePath(one, projectDir);
+    }),
+  );
 }

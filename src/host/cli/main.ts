@@ -2,4 +2,12 @@
 // The `cadre` executable: wiring only.
 import { runCli } from './program.js';
 
+// Benchmarks read the CLI's own peak memory and CPU from this line.
+if (process.env.CADRE_REPORT_RESOURCES === '1') {
+  process.on('exit', () => {
+    const r = process.resourceUsage();
+    process.stderr.write(`${JSON.stringify({ cadreResources: { maxRSSKb: r.maxRSS, userUs: r.userCPUTime, systemUs: r.systemCPUTime } })}\n`);
+  });
+}
+
 process.exitCode = await runCli(process.argv.slice(2));

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { agentFile, copyFixture, tempDir, writeFiles } from '../registry/temp-dirs.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = path.join(ROOT, 'dist/host/cli/main.js');
+const MAIN = path.join(ROOT, 'dist/host/cli/cadre.mjs');
 
 interface Run {
   code: number;
