@@ -53,7 +53,8 @@ export class ThreadPool {
       execArgv: options.permission === false ? [] : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])]),
       ...(memory === undefined
         ? {}
-        : { resourceLimits: { maxOldGenerationSizeMb: memory, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(memory / 8))) } }),
+        : // The young generation keeps V8's default: raising it costs every thread its size in RSS.
+          { resourceLimits: { maxOldGenerationSizeMb: memory } }),
     });
     this.piscina.on('error', (error: unknown) => options.onError?.(error));
   }

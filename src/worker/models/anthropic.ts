@@ -43,27 +43,34 @@ class IdleWatchdog {
   }
 }
 
-/** Builds the anthropic client of a run. Credentials and base URL come only from `config`. */
-export function createAnthropicClient(config: ModelConfig): ModelClient {
-  const watchdogs = new Set<IdleWatchdog>();
-  // Every chunk of every body counts as activity, pings included (the SDK drops pings before we see events).
-  const fetchWithActivity: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    if (response.body === null) return response;
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          for (const w of watchdogs) w.touch();
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
+// A thread runs one agent at a time, so the stream watchdogs of the current run live here and the
+// SDK client is kept for the next run with the same settings: a new client per run costs start-up
+// time and leaves memory behind in long batches.
+const watchdogs = new Set<IdleWatchdog>();
+let cachedClient: { key: string; client: Anthropic } | undefined;
+
+// Every chunk of every body counts as activity, pings included (the SDK drops pings before we see events).
+const fetchWithActivity: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (response.body === null) return response;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        for (const w of watchdogs) w.touch();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+};
+
+function sdkClient(config: ModelConfig): Anthropic {
+  const key = JSON.stringify([config.apiKey, config.authToken, config.baseURL, config.maxRetries, config.streamIdleTimeoutMs]);
+  if (cachedClient?.key === key) return cachedClient.client;
   const keyless = config.apiKey === undefined && config.authToken === undefined;
   const options = {
     ...(config.apiKey !== undefined ? { apiKey: config.apiKey, authToken: null } : {}),
@@ -82,6 +89,13 @@ export function createAnthropicClient(config: ModelConfig): ModelClient {
     openTelemetry: false as const,
   };
   const client = keyless ? new KeylessAnthropic(options) : new Anthropic(options);
+  cachedClient = { key, client };
+  return client;
+}
+
+/** Builds the anthropic client of a run. Credentials and base URL come only from `config`. */
+export function createAnthropicClient(config: ModelConfig): ModelClient {
+  const client = sdkClient(config);
   const baseURL = client.baseURL;
 
   return {
