@@ -115,7 +115,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       // lends its slot but keeps its thread. Serving the deepest waiters first keeps the waiting
       // parents at each depth to at most `concurrency`, so this many threads can never deadlock.
       maxThreads: concurrency * (config.maxDepth + 1),
-      minThreads: Math.min(2, concurrency),
+      // One warm thread: more would compete for the CPU with the first run's start.
+      minThreads: 1,
       memoryLimitMb,
       ...(options.threadIdleTimeoutMs ? { idleTimeoutMs: options.threadIdleTimeoutMs } : {}),
     });
