@@ -152,7 +152,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const channel = new EventChannel<AgentEvent>();
     const listeners = [(event: AgentEvent) => channel.push(event)];
     if (taskOptions?.onEvent) listeners.push(taskOptions.onEvent);
-    const tree = new AgentTree(`tree-${++treeSeq}`, parsed.data.token_budget === undefined ? config.tokenBudget : undefined, listeners);
+    const tree = new AgentTree(`tree-${++treeSeq}`, config.tokenBudget, listeners);
     const { node } = await launch(core, parsed.data, tree);
     const result = node.done.then((output) => {
       channel.close();

@@ -29,7 +29,8 @@ export interface FsReadManyRequest {
 }
 /** Contents by path, and what was skipped with why. */
 export interface FsReadManyResult {
-  files: { path: string; content: string }[];
+  /** `mtimeMs` comes free with the read: Grep orders matching files by it. */
+  files: { path: string; content: string; mtimeMs?: number }[];
   skipped: { path: string; reason: string }[];
 }
 /** Find files: a glob relative to `path` (default the project), gitignore-aware. */
@@ -37,6 +38,8 @@ export interface FsGlobRequest {
   pattern: string;
   path?: string;
   limit?: number;
+  /** `mtime` (default): newest first, one stat per match. `path`: path order, no stats (Grep sorts later). */
+  sort?: 'mtime' | 'path';
 }
 /** Matches newest first, as paths relative to the project directory. */
 export interface FsGlobResult {

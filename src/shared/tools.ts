@@ -73,8 +73,8 @@ export const TaskToolInput = z.strictObject({
   model: z.string().optional(),
   run_in_background: z.boolean().optional(),
   resume: z.string().optional(),
-  max_turns: positiveInt.optional(),
-  timeout: z.number().positive().optional(),
+  max_turns: positiveInt.max(10_000).optional(),
+  timeout: z.number().positive().max(86_400).optional(),
 });
 /** TaskOutput: wait for (or poll) a background run. timeout in seconds; 0 polls. */
 export const TaskOutputInput = z.strictObject({

@@ -15,8 +15,7 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
   const task: Capabilities['agents.task'] = async (raw) => {
     try {
       const input = parseRequest('agents.task', raw);
-      const exposed = core.exposedTools(node.agentType).some((t) => t.agentType === input.subagent_type);
-      const allowed = exposed ? true : maySpawn(node.grant, input.subagent_type);
+      const allowed = maySpawn(node.grant, input.subagent_type);
       if (allowed !== true) throw new CadreError('not_granted', allowed);
       if (!core.hasAgent(input.subagent_type)) {
         throw new CadreError('not_found', `unknown agent type "${input.subagent_type}"; available: ${core.agentNames().join(', ')}`);
@@ -26,6 +25,17 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
       }
       const verdict = decide({ capability: 'agents.task', agentType: input.subagent_type, projectDir: core.cwd, mode: node.grant.mode, rules: core.rules });
       if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
+      if (verdict.decision === 'ask') {
+        const answer = await core.approvals.request({
+          agentId: node.agentId,
+          agentType: node.agentType,
+          capability: 'agents.task',
+          summary: `launch a ${input.subagent_type} subagent: ${input.description ?? input.prompt.slice(0, 80)}`,
+          reason: verdict.reason,
+          ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+        });
+        if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
+      }
       if (input.resume && core.running.has(input.resume)) throw new CadreError('invalid_input', `run ${input.resume} is still going; wait for it with TaskOutput`);
       const { node: child } = await launch(core, input, node.tree, node);
       if (input.run_in_background) {

@@ -33,8 +33,10 @@ function without(tools: readonly string[], denied: readonly string[]): string[] 
 export function rootGrant(def: AgentDefinition, mode: PermissionMode, globalMaxDepth: number): Grant {
   const effective = def.permissionMode ? stricterMode(def.permissionMode, mode) : mode;
   const denied = [...def.disallowedTools, ...(effective === 'plan' ? [...MUTATING_TOOLS] : [])];
+  const tools = without(def.tools, denied);
   return {
-    tools: without(def.tools, denied),
+    // A global maxDepth of 0 means no subagents at all.
+    tools: globalMaxDepth > 0 ? tools : tools.filter((t) => !NESTING_FILTERED_TOOLS.has(t)),
     taskTypes: def.taskTypes,
     mode: effective,
     deniedTools: denied,

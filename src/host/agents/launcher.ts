@@ -11,7 +11,7 @@ import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../
 import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
 import { runToEnd } from '../pool/run-controller.js';
-import { childGrant, rootGrant, type Grant } from './grant.js';
+import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, pickModel } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
 import type { AgentTree } from './tree.js';
@@ -34,6 +34,8 @@ export interface RunNode {
   cwd: string;
   /** Foreground children this run is waiting on right now. */
   waitingOn: number;
+  /** This run's key in the tree's accounting (a resumed run keeps its agentId but not its usage). */
+  runKey: string;
 }
 
 /** What `launch` returns at once; `node.done` settles with the output. */
@@ -57,12 +59,25 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
   let history: ConversationMessage[] = [];
   let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;
   if (input.resume) {
-    const resumed = await core.resumable(input.resume);
-    history = resumed.messages;
+    // Reserved before any await: two resumes of one id in the same turn must not both start.
+    core.reserveResume(input.resume);
+    try {
+      history = (await core.resumable(input.resume)).messages;
+    } catch (error) {
+      core.releaseResume(input.resume);
+      throw error;
+    }
     agentId = input.resume;
   }
-  const cwd = parent ? parent.cwd : input.cwd ? await core.projectDir(input.cwd) : core.cwd;
-  const transcript = await core.openTranscript(agentId);
+  let cwd: string;
+  let transcript: Awaited<ReturnType<RuntimeCore['openTranscript']>>;
+  try {
+    cwd = parent ? parent.cwd : input.cwd ? await core.projectDir(input.cwd) : core.cwd;
+    transcript = await core.openTranscript(agentId);
+  } catch (error) {
+    if (input.resume) core.releaseResume(input.resume);
+    throw error;
+  }
   const depth = parent ? parent.depth + 1 : 0;
   let resolveDone!: (output: TaskOutput) => void;
   const node: RunNode = {
@@ -79,9 +94,15 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     holdsSlot: false,
     cwd,
     waitingOn: 0,
+    runKey: `${agentId}#${randomUUID()}`,
   };
-  if (parent) parent.cancel.signal.addEventListener('abort', () => node.cancel.abort(cancelReason('parent_cancelled')), { once: true });
+  if (parent) {
+    // A parent that ended while this child was being set up takes the child with it.
+    if (parent.cancel.signal.aborted) node.cancel.abort(cancelReason('parent_cancelled'));
+    else parent.cancel.signal.addEventListener('abort', () => node.cancel.abort(cancelReason('parent_cancelled')), { once: true });
+  }
   core.running.set(agentId, node);
+  if (input.resume) core.releaseResume(input.resume);
 
   const stamp = { agentId, depth, at: Date.now(), ...(parent ? { parentId: parent.agentId } : {}) };
   const deliver = (event: AgentEvent) => {
@@ -110,7 +131,7 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
       toolCalls: end.toolCalls,
       transcriptPath: transcript.path,
     };
-    tree.record(agentId, end.usage);
+    tree.record(node.runKey, end.usage);
     deliver({ ...stamp, at: Date.now(), type: 'agent-end', output });
     core.running.delete(agentId);
     node.cancel.abort(cancelReason('parent_cancelled'));
@@ -138,7 +159,7 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
         handlers: (ctx) => core.handlersFor(node, ctx),
         onEvent: (event) => {
           if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
-          if (event.type === 'usage') tree.record(agentId, event.usage);
+          if (event.type === 'usage') tree.record(node.runKey, event.usage);
           deliver(event);
         },
         checkBudget: (usage) => {
@@ -159,7 +180,8 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
 
 function buildSpec(core: RuntimeCore, node: RunNode, def: LoadedAgent, input: TaskInput, history: ConversationMessage[], model: WorkerRunSpec['model'], grant: Grant): WorkerRunSpec {
   const rendered = renderPrompt(def.prompt, input.prompt);
-  const extraTools: ExtraToolDef[] = grant.tools.includes('Task') || node.depth === 0 ? core.exposedTools(def.name) : [];
+  // Agents exposed as tools are subagents too: offered only where the grant may spawn them.
+  const extraTools: ExtraToolDef[] = core.exposedTools(def.name).filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true);
   const fault = core.options.allowFaultInjection ? core.faultFor(input) : undefined;
   return {
     agentId: node.agentId,

@@ -37,6 +37,7 @@ export class RuntimeCore {
   readonly background = new Map<string, RunNode>();
   private readonly byName: Map<string, LoadedAgent>;
   private readonly exchanges: string[] = [];
+  private rulesCache: PolicyRules | undefined;
 
   constructor(
     readonly cwd: string,
@@ -56,9 +57,10 @@ export class RuntimeCore {
     this.byName = new Map(registry.agents.map((a) => [a.name, a]));
   }
 
-  /** Permission rules from config. */
+  /** Permission rules from config (one object for the runtime's life, so the policy's parse is reused). */
   get rules(): PolicyRules {
-    return { allow: this.config.permissions.allow, ask: this.config.permissions.ask, deny: this.config.permissions.deny };
+    this.rulesCache ??= { allow: this.config.permissions.allow, ask: this.config.permissions.ask, deny: this.config.permissions.deny };
+    return this.rulesCache;
   }
 
   /** True when an agent type exists. */
@@ -133,6 +135,21 @@ export class RuntimeCore {
       }),
       ...delegationHandlers(this, node),
     };
+  }
+
+  private readonly resuming = new Set<string>();
+
+  /** Claims an agent id for resume; refuses one that is running or already being resumed. */
+  reserveResume(agentId: string): void {
+    if (this.running.has(agentId) || this.resuming.has(agentId)) {
+      throw new CadreError('invalid_input', `run ${agentId} is still going; it cannot be resumed until it ends`);
+    }
+    this.resuming.add(agentId);
+  }
+
+  /** Gives a resume claim back. */
+  releaseResume(agentId: string): void {
+    this.resuming.delete(agentId);
   }
 
   /** Keeps a recorded model exchange for the cassette. */

@@ -34,8 +34,14 @@ export class AgentTree {
     return this.tokenBudget !== undefined && totalTokens(this.usage) >= this.tokenBudget;
   }
 
-  /** Delivers an event to the tree's listeners. */
+  /** Delivers an event to the tree's listeners; a listener that throws never disturbs the run. */
   emit(event: AgentEvent): void {
-    for (const listener of this.listeners) listener(event);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A caller's bug must not cost a run its terminal status.
+      }
+    }
   }
 }

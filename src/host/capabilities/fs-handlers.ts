@@ -128,7 +128,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const byReal = new Map(allowed.map((t) => [t.real, t.requested]));
       return {
         value: {
-          files: result.files.map((f) => ({ path: byReal.get(f.path) ?? f.path, content: f.content })),
+          files: result.files.map((f) => ({ ...f, path: byReal.get(f.path) ?? f.path })),
           skipped: [...skipped, ...result.skipped.map((s) => ({ path: byReal.get(s.path) ?? s.path, reason: s.reason }))],
         },
         reason: `${allowed.length} of ${targets.length} paths allowed`,
@@ -139,7 +139,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const req = parseRequest('fs.glob', raw);
       const target = await resolve(req.path ?? '.');
       const reason = await authorize(ctx, { capability: 'fs.glob', path: target, pattern: req.pattern }, `glob ${req.pattern}`);
-      const value = await glob(target.real, req.pattern, { projectDir: ctx.projectDir, roots, ...(req.limit ? { limit: req.limit } : {}) });
+      const value = await glob(target.real, req.pattern, { projectDir: ctx.projectDir, roots, ...(req.limit ? { limit: req.limit } : {}), ...(req.sort ? { sort: req.sort } : {}) });
       return { value, reason };
     });
   const statHandler: Handler<'fs.stat'> = (raw) =>

@@ -73,6 +73,22 @@ function decidePaths(input: PolicyInput, ctx: PathDecideContext): PolicyDecision
   return worst as PolicyDecision;
 }
 
+// Parsing rules is most of the cost of a decision, and a run passes the same rules on every call
+// (Grep judges thousands of paths). Parses are kept by the rules' text, so a list changed in place
+// is parsed again: still pure, same input, same verdict.
+const parsedRules = new Map<string, ReturnType<typeof compileRules>>();
+function compiled(rules: PolicyInput['rules']): ReturnType<typeof compileRules> {
+  if (rules === undefined || rules === null || typeof rules !== 'object') return compileRules(rules);
+  const key = JSON.stringify([rules.allow, rules.ask, rules.deny]);
+  let parsed = parsedRules.get(key);
+  if (!parsed) {
+    parsed = compileRules(rules);
+    if (parsedRules.size >= 64) parsedRules.clear();
+    parsedRules.set(key, parsed);
+  }
+  return parsed;
+}
+
 function decideUnsafe(input: PolicyInput): PolicyDecision {
   if (typeof input !== 'object' || input === null) return invalid('the policy was asked about nothing');
   const cap = input.capability;
@@ -86,7 +102,7 @@ function decideUnsafe(input: PolicyInput): PolicyDecision {
   const extraRoots = Array.isArray(input.extraRoots)
     ? input.extraRoots.filter(isAbsolute).map(normalizeRoot)
     : [];
-  const rules = compileRules(input.rules);
+  const rules = compiled(input.rules);
   const ctx: PathDecideContext & { homeDir?: string } = {
     projectDir: normalizeRoot(input.projectDir),
     extraRoots,

@@ -10,7 +10,7 @@ const path = z.string().min(1).max(4096);
 export const CapabilityRequests = {
   'fs.read': z.strictObject({ path, offset: z.number().int().positive().optional(), limit: z.number().int().positive().optional() }),
   'fs.readMany': z.strictObject({ paths: z.array(path).max(5000), maxBytesPerFile: z.number().int().positive().max(10_485_760).optional() }),
-  'fs.glob': z.strictObject({ pattern: z.string().min(1).max(1000), path: path.optional(), limit: z.number().int().positive().max(100_000).optional() }),
+  'fs.glob': z.strictObject({ pattern: z.string().min(1).max(1000), path: path.optional(), limit: z.number().int().positive().max(100_000).optional(), sort: z.enum(['mtime', 'path']).optional() }),
   'fs.stat': z.strictObject({ path }),
   'fs.list': z.strictObject({ path, ignore: z.array(z.string().max(1000)).max(100).optional() }),
   'fs.write': z.strictObject({ path, content: z.string().max(50 * 1024 * 1024), expectedMtimeMs: z.number().optional() }),

@@ -89,6 +89,12 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
   return {
     mode: 'process',
     launch(spec, signal) {
+      if (signal.aborted) {
+        const done = Promise.reject(signal.reason as Error);
+        done.catch(() => undefined);
+        const idle = channelEndpoint({ on: () => undefined, off: () => undefined }, () => undefined);
+        return { caps: idle, control: idle, done, heap: () => undefined, dispose: () => undefined };
+      }
       const child = fork(PROCESS_ENTRY, [], {
         execArgv: [
           `--max-old-space-size=${options.memoryLimitMb}`,

@@ -2,10 +2,12 @@
 // clock (with a grace turn before it), the idle watchdog, heap sampling and the budget, and maps
 // every way a worker can end — returned, killed, threw, exited, out of memory — onto a status.
 import type { CapabilityName, Capabilities } from '../../shared/capabilities.js';
-import { CadreError, type WireError } from '../../shared/errors.js';
+import { z } from 'zod';
+import { CadreError, WireError } from '../../shared/errors.js';
+import { formatZodError } from '../../shared/zod-format.js';
 import { AgentEvent } from '../../shared/events.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
-import { emptyUsage, type EndReason, type TaskStatus, type Usage } from '../../shared/task.js';
+import { emptyUsage, Usage, type EndReason, type TaskStatus } from '../../shared/task.js';
 import { exposeGateway } from '../capabilities/gateway.js';
 import { Deadline, graceOffsetMs } from './deadline.js';
 import type { Executor } from './executor.js';
@@ -50,6 +52,19 @@ export interface RunEnd {
   toolCalls: number;
   durationMs: number;
 }
+
+/** Event types a worker may report; anything else from a worker is dropped. */
+const WORKER_EVENTS: ReadonlySet<string> = new Set(['text-delta', 'tool-call', 'tool-result', 'message-append', 'turn-end', 'usage', 'notice', 'model-exchange']);
+
+/** What a worker's loop may return; a malformed result is a crash, not a status. */
+const WorkerResultSchema = z.object({
+  status: z.enum(['completed', 'failed', 'max_turns']),
+  result: z.string(),
+  error: WireError.optional(),
+  usage: Usage,
+  turns: z.number().int().min(0),
+  toolCalls: z.number().int().min(0),
+});
 
 const GRACE_MESSAGE =
   'Time is almost up. Stop using tools and write your final report now: what you found, with file paths, and what is left undone.';
@@ -104,7 +119,8 @@ export async function runToEnd(
     for (const item of list) {
       const forced = { ...(item as object), agentId: spec.agentId, depth: spec.depth, ...(spec.parentId ? { parentId: spec.parentId } : {}) };
       const parsed = AgentEvent.safeParse(forced);
-      if (!parsed.success || parsed.data.type === 'agent-start' || parsed.data.type === 'agent-end') continue;
+      // Only what an agent loop produces: lifecycle, approval and todo events are the host's own.
+      if (!parsed.success || !WORKER_EVENTS.has(parsed.data.type)) continue;
       const event = parsed.data;
       if (event.type === 'text-delta') turnText += event.text;
       if (event.type === 'tool-call') toolCalls++;
@@ -128,7 +144,11 @@ export async function runToEnd(
     const why = (cancel?.reason as { details?: { endReason?: unknown } } | undefined)?.details?.endReason;
     stop({ kind: 'cancel', reason: why === 'parent_cancelled' ? 'parent_cancelled' : 'user_cancelled' });
   };
-  if (cancel?.aborted) onCancel();
+  if (cancel?.aborted) {
+    // Cancelled before it started: no worker is launched at all.
+    onCancel();
+    return { result: '', usage, turns: 0, toolCalls: 0, durationMs: 0, ...endFor(killReason, undefined, limits) };
+  }
   cancel?.addEventListener('abort', onCancel, { once: true });
 
   const launched = executor.launch(spec, kill.signal);
@@ -165,7 +185,11 @@ export async function runToEnd(
   if (turnText.trim()) lastText = turnText;
   const base = { usage, turns, toolCalls, durationMs: performance.now() - started };
   if (outcome.ok && !killReason) {
-    const r = outcome.value;
+    const checked = WorkerResultSchema.safeParse(outcome.value);
+    if (!checked.success) {
+      return { ...base, result: lastText, status: 'crashed', error: { code: 'worker_died', reason: 'worker_error', message: `the worker returned a malformed result: ${formatZodError(checked.error).join('; ')}` } };
+    }
+    const r = checked.data;
     // A model stream that went silent is the idle watchdog firing inside the worker: same status.
     const idle = r.status === 'failed' && r.error?.code === 'timeout';
     return {

@@ -26,7 +26,7 @@ Usage:
 - pattern is a regular expression in JavaScript syntax, close to ripgrep's: "log.*Error", "function\\s+\\w+". Escape literal braces and parentheses: "interface\\{\\}" finds interface{}.
 - Filter files with glob (e.g. "*.js", "**/*.{ts,tsx}"; a glob without "/" matches file names at any depth) or type (ripgrep type names: js, ts, py, rust, go, java, md, json, yaml, c, cpp, sh, ...). type is more efficient than glob for standard file types.
 - path is a directory (default: the project) or a single file. Files ignored by .gitignore are skipped, and so are binary files.
-- output_mode: "files_with_matches" (default) lists matching files, most recently modified first; "content" shows matching lines as path:line:text (use -n false to drop line numbers, -A/-B/-C for context lines after/before/around); "count" shows path:count of matching lines.
+- output_mode: "files_with_matches" (default) lists matching files, most recently modified first; "content" shows matching lines as path:line:text, files in path order (use -n false to drop line numbers, -A/-B/-C for context lines after/before/around); "count" shows path:count of matching lines.
 - -i searches case-insensitively. head_limit keeps only the first N entries (lines, files or counts) of the output.
 - Patterns match within single lines by default. For patterns that span lines (e.g. "struct \\{[\\s\\S]*?field"), set multiline: true; then "." also matches newlines.
 - For an open-ended search needing several rounds, delegate to a subagent with Task if you have it.`;
@@ -56,7 +56,8 @@ async function listCandidates(
   const listed = await callCapability(
     ctx,
     'fs.glob',
-    path === undefined ? { pattern, limit } : { pattern, path, limit },
+    // Path order needs no stat per file; files_with_matches is put newest first from the reads' mtimes.
+    path === undefined ? { pattern, limit, sort: 'path' as const } : { pattern, path, limit, sort: 'path' as const },
   );
   if (!listed.ok) return { ok: false, result: capabilityFailure(listed.error) };
   const files = typeGlobs ? listed.value.files.filter((f) => matchesType(f, typeGlobs)) : listed.value.files;
@@ -92,6 +93,7 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
   const wanted = Math.min(ctx.limits.maxGrepMatches, headLimit === undefined ? Infinity : headLimit + 1);
   const groups: string[][] = [];
   const entries: string[] = [];
+  const mtimes = new Map<string, number>();
   let matchedLines = 0;
   const skipped = new Map<string, number>();
 
@@ -108,16 +110,22 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
     }
     for (const file of batch.value.files) {
       const limit = mode === 'content' ? wanted - matchedLines : mode === 'files_with_matches' ? 1 : Infinity;
+      if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
       const found = matchText(file.content, compiled.regex, multiline, limit);
       if (found.matched.length === 0) continue;
       matchedLines += found.matched.length;
       if (mode === 'content')
         groups.push(...formatFileContent(file.path, found.lines, found.matched, format));
       else entries.push(mode === 'count' ? `${file.path}:${found.matched.length}` : file.path);
-      if ((mode === 'content' ? matchedLines : entries.length) >= wanted) break outer;
+      // files_with_matches is ordered by mtime once every file is seen, so only the cap stops it early.
+      const stopAt = mode === 'files_with_matches' ? ctx.limits.maxGrepMatches : wanted;
+      if ((mode === 'content' ? matchedLines : entries.length) >= stopAt) break outer;
     }
   }
 
+  if (mode === 'files_with_matches') {
+    entries.sort((a, b) => (mtimes.get(b) ?? 0) - (mtimes.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
+  }
   let lines = mode === 'content' ? joinGroups(groups, before > 0 || after > 0) : entries;
   const notices: string[] = [];
   const capped = (mode === 'content' ? matchedLines : entries.length) >= ctx.limits.maxGrepMatches;

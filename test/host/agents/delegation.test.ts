@@ -189,3 +189,51 @@ describe('limits and failures of one run', () => {
     await expect(h.runtime.run({ subagent_type: 'solo', prompt: 'x', resume: 'solo-unknown' })).rejects.toMatchObject({ code: 'not_found' });
   });
 });
+
+describe('grants that must not leak', () => {
+  it('agents exposed as tools are offered only where the Task grant names them', async () => {
+    h = await startHarness(
+      {
+        reader: ({ req }) => done(`tools: ${(req.body.tools ?? []).map((t) => t.name).join(',')}`),
+        narrow: ({ req }) => done(`tools: ${(req.body.tools ?? []).map((t) => t.name).join(',')}`),
+        broad: ({ req }) => done(`tools: ${(req.body.tools ?? []).map((t) => t.name).join(',')}`),
+      },
+      {
+        reader: { tools: ['Read'] },
+        narrow: { tools: ['Task(explore)'] },
+        broad: { tools: ['Task'] },
+        deployer: { tools: ['Bash'], exposeAsTool: true },
+      },
+    );
+    expect((await h.runtime.run({ subagent_type: 'reader', prompt: 'x' })).result).toBe('tools: Read');
+    expect((await h.runtime.run({ subagent_type: 'narrow', prompt: 'x' })).result).toBe('tools: Task');
+    expect((await h.runtime.run({ subagent_type: 'broad', prompt: 'x' })).result).toBe('tools: Task,deployer');
+  });
+
+  it('resuming a child inside a tree does not reset what the tree has spent', async () => {
+    let childRuns = 0;
+    h = await startHarness(
+      {
+        lead: ({ turn, results }) => {
+          if (turn === 0) return toolUseReply([{ name: 'Task', input: { description: 'a', prompt: 'first', subagent_type: 'worker' } }]);
+          if (turn === 1) {
+            const id = /agentId: ([a-z0-9-]+)/.exec(JSON.stringify(results))?.[1] ?? 'missing';
+            return toolUseReply([{ name: 'Task', input: { description: 'b', prompt: 'again', subagent_type: 'worker', resume: id } }]);
+          }
+          return done(JSON.stringify(results));
+        },
+        worker: () => {
+          childRuns++;
+          return textReply('child work', { usage: { input_tokens: childRuns === 1 ? 900 : 1500, output_tokens: 10 } });
+        },
+      },
+      { lead: { tools: ['Task'] }, worker: { tools: ['Read'] } },
+      { tokenBudget: 2500 },
+    );
+    const out = await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
+    // 900 + 1500 child tokens plus the lead's own pass the budget only if the resumed run adds to
+    // the first one instead of replacing it.
+    expect(childRuns).toBe(2);
+    expect(out.status).toBe('budget_exceeded');
+  });
+});

@@ -59,6 +59,18 @@ describe('glob', () => {
     expect(await files('src/*.ts')).toEqual(['src/new.ts', 'src/mid.ts', 'src/old.ts', 'src/.hidden.ts']);
   });
 
+  it('returns path order, with no stats, when asked to sort by path', async () => {
+    const result = await glob(project, 'src/*.ts', { projectDir: project, sort: 'path' });
+    expect(result.files).toEqual(['src/.hidden.ts', 'src/mid.ts', 'src/new.ts', 'src/old.ts']);
+  });
+
+  it('skips .cadre (transcripts, audit log) unless the pattern names it', async () => {
+    await put(project, '.cadre/transcripts/run-1.jsonl');
+    expect((await files('**/*.jsonl')).some((f) => f.startsWith('.cadre/'))).toBe(false);
+    expect(await files('.cadre/**/*.jsonl')).toEqual(['.cadre/transcripts/run-1.jsonl']);
+    await rm(path.join(project, '.cadre'), { recursive: true, force: true });
+  });
+
   it('honours .gitignore with negation, nested files, anchoring and info/exclude', async () => {
     const all = await files('**/*');
     expect(all).toContain('keep.log');
@@ -134,7 +146,7 @@ describe('glob', () => {
 });
 
 describe('glob on a 20,000-file tree', () => {
-  it('finds every file well under a second', async () => {
+  it('finds every file of a 20,000-file tree (its speed is measured in bench/kernel)', async () => {
     const big = path.join(base, 'big');
     const writes: Promise<void>[] = [];
     for (let d = 0; d < 200; d++) {
@@ -142,17 +154,10 @@ describe('glob on a 20,000-file tree', () => {
         writes.push(put(big, `pkg${d % 10}/dir${d}/file${f}.${f % 2 ? 'ts' : 'js'}`, ''));
     }
     await Promise.all(writes);
-    const started = performance.now();
     const all = await glob(big, '**/*', { projectDir: big, limit: 100_000 });
-    const allMs = performance.now() - started;
-    const t2 = performance.now();
     const ts = await glob(big, '**/*.ts', { projectDir: big });
-    const tsMs = performance.now() - t2;
-    console.log(
-      `glob 20,000 files: **/* ${allMs.toFixed(0)} ms (${all.files.length}), **/*.ts ${tsMs.toFixed(0)} ms (${ts.files.length})`,
-    );
     expect(all.files).toHaveLength(20_000);
     expect(ts.files).toHaveLength(10_000);
-    expect(allMs).toBeLessThan(1000);
   });
+
 });

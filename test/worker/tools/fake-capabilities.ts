@@ -103,13 +103,13 @@ export class FakeProject {
         }),
       'fs.readMany': (req) =>
         guard('fs.readMany', req, () => {
-          const files: { path: string; content: string }[] = [];
+          const files: { path: string; content: string; mtimeMs: number }[] = [];
           const skipped: { path: string; reason: string }[] = [];
           for (const path of req.paths) {
             const file = this.files.get(this.key(path));
             if (!file) skipped.push({ path, reason: 'not found' });
             else if (file.content.includes('\0')) skipped.push({ path, reason: 'binary file' });
-            else files.push({ path, content: file.content });
+            else files.push({ path, content: file.content, mtimeMs: file.mtimeMs });
           }
           return { files, skipped };
         }),
@@ -119,7 +119,7 @@ export class FakeProject {
           const prefix = base === '.' ? '' : `${base}/`;
           const matches = [...this.files.entries()]
             .filter(([k]) => k.startsWith(prefix) && matchGlob(k.slice(prefix.length), req.pattern))
-            .sort((a, b) => b[1].mtimeMs - a[1].mtimeMs)
+            .sort((a, b) => (req.sort === 'path' ? (a[0] < b[0] ? -1 : 1) : b[1].mtimeMs - a[1].mtimeMs))
             .map(([k]) => k);
           const limit = req.limit ?? Infinity;
           return { root: base, files: matches.slice(0, limit), truncated: matches.length > limit };

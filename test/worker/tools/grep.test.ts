@@ -26,17 +26,17 @@ describe('Grep', () => {
     expect(result).toEqual({ content: 'Found 3 files\nlib/util.py\nsrc/foo.ts\nsrc/app.ts', isError: false });
   });
 
-  it('shows path:line:text in content mode, and path:text with -n false', async () => {
+  it('shows path:line:text in content mode (in path order), and path:text with -n false', async () => {
     const p = project();
     const numbered = await grepTool.run({ pattern: 'foo\\(', output_mode: 'content' }, p.context());
     expect(numbered.content).toBe(
-      'lib/util.py:1:def foo():\nsrc/foo.ts:1:export function foo() {}\nsrc/app.ts:3:  foo();',
+      'lib/util.py:1:def foo():\nsrc/app.ts:3:  foo();\nsrc/foo.ts:1:export function foo() {}',
     );
     const bare = await grepTool.run(
       { pattern: 'foo\\(', output_mode: 'content', '-n': false, path: 'src' },
       p.context(),
     );
-    expect(bare.content).toBe('src/foo.ts:export function foo() {}\nsrc/app.ts:  foo();');
+    expect(bare.content).toBe('src/app.ts:  foo();\nsrc/foo.ts:export function foo() {}');
   });
 
   it('prints context lines with "-" and separates groups and files with "--"', async () => {
@@ -85,7 +85,7 @@ describe('Grep', () => {
       project().context(),
     );
     expect(result.content).toBe(
-      'lib/util.py:1\nsrc/foo.ts:1\nsrc/app.ts:3\n\nFound 5 matching lines across 3 files.',
+      'lib/util.py:1\nsrc/app.ts:3\nsrc/foo.ts:1\n\nFound 5 matching lines across 3 files.',
     );
   });
 

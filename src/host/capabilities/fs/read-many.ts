@@ -11,7 +11,7 @@ export const DEFAULT_MAX_BYTES_PER_FILE = 1024 * 1024;
 /** Files read at once: enough to saturate libuv's pool, few enough to bound open descriptors. */
 const PARALLEL_READS = 64;
 
-type One = { ok: true; content: string } | { ok: false; reason: string };
+type One = { ok: true; content: string; mtimeMs: number } | { ok: false; reason: string };
 
 /**
  * One file with the callback API: open, fstat, one read, close. The promise API's FileHandle costs
@@ -37,7 +37,7 @@ function readOne(real: string, maxBytes: number): Promise<One> {
           if (bytes > st.size) return done({ ok: false, reason: 'changed while being read' });
           const data = buf.subarray(0, bytes);
           if (looksBinary(data)) return done({ ok: false, reason: 'binary' });
-          done({ ok: true, content: data.toString('utf8') });
+          done({ ok: true, content: data.toString('utf8'), mtimeMs: st.mtimeMs });
         });
       });
     });
@@ -56,7 +56,7 @@ export async function readMany(
   const result: FsReadManyResult = { files: [], skipped: [] };
   outcomes.forEach((outcome, i) => {
     const path = reals[i] ?? '';
-    if (outcome.ok) result.files.push({ path, content: outcome.content });
+    if (outcome.ok) result.files.push({ path, content: outcome.content, mtimeMs: outcome.mtimeMs });
     else result.skipped.push({ path, reason: outcome.reason });
   });
   return result;
