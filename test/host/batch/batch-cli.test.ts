@@ -64,7 +64,9 @@ describe('cadre batch', () => {
     ];
     const tasks = Array.from({ length: 200 }, (_, i) => {
       const [kind, , extra] = plan[i % plan.length]!;
-      return { id: `t${i}`, agent: 'worker', prompt: kind === 'crash' ? 'fault:exit' : `task ${i} kind=${kind}`, ...extra };
+      // Only the stalled streams need the 1 s idle watchdog; the SDK's retry back-off must not trip it.
+      const agent = kind === 'stall' ? 'worker' : 'patient';
+      return { id: `t${i}`, agent, prompt: kind === 'crash' ? 'fault:exit' : `task ${i} kind=${kind}`, ...extra };
     });
     const file = path.join(project.dir, 'faults.jsonl');
     const out = path.join(project.dir, 'faults-results.jsonl');
