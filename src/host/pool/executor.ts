@@ -46,7 +46,7 @@ export function threadExecutor(pool: ThreadPool): Executor {
         caps: portEndpoint(caps.port1),
         control: hostControl,
         done,
-        heap: () => sampleThread(worker),
+        heap: () => sampleThread(worker, pool.memoryLimitMb),
         dispose: () => {
           hostControl.removeEventListener('message', hello);
           caps.port1.close();
@@ -59,13 +59,17 @@ export function threadExecutor(pool: ThreadPool): Executor {
 
 let lastSample = new WeakMap<Worker, { used: number; limit: number }>();
 
-function sampleThread(worker: Worker | undefined): { used: number; limit: number } | undefined {
+/**
+ * The last heap sample of a thread. The limit is the configured cap, not V8's heap_size_limit,
+ * which also counts the young generation and reads several times larger than the cap.
+ */
+function sampleThread(worker: Worker | undefined, capMb: number | undefined): { used: number; limit: number } | undefined {
   if (!worker || !hostHeapSamplingSupported()) return undefined;
   const w = worker as unknown as { getHeapStatistics?: () => Promise<{ used_heap_size: number; heap_size_limit: number }> };
   if (typeof w.getHeapStatistics !== 'function') return undefined;
   // getHeapStatistics is asynchronous: report the previous sample and request the next one.
   w.getHeapStatistics()
-    .then((s) => lastSample.set(worker, { used: s.used_heap_size, limit: s.heap_size_limit }))
+    .then((s) => lastSample.set(worker, { used: s.used_heap_size, limit: capMb === undefined ? s.heap_size_limit : capMb * 1048576 }))
     .catch(() => undefined);
   return lastSample.get(worker);
 }

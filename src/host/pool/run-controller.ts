@@ -167,7 +167,7 @@ export async function runToEnd(
     if (heap && heap.used > heap.limit * (limits.heapKillFraction ?? 0.9)) {
       stop({ kind: 'oom', usedMb: Math.round(heap.used / 1048576) });
     }
-  }, Math.max(10, Math.min(limits.heapSampleMs ?? 100, limits.idleTimeoutMs / 4)));
+  }, Math.max(10, Math.min(limits.heapSampleMs ?? 25, limits.idleTimeoutMs / 4)));
 
   let outcome: { ok: true; value: WorkerRunResult } | { ok: false; error: unknown };
   try {

@@ -39,9 +39,12 @@ export const WORKER_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'entry.mjs');
 /** A thin owner of the Piscina instance. */
 export class ThreadPool {
   readonly piscina: Piscina<ThreadTask, WorkerRunResult>;
+  /** The old-generation cap per thread, when set (the heap sampler compares against it). */
+  readonly memoryLimitMb: number | undefined;
 
   constructor(options: ThreadPoolOptions) {
     const memory = options.memoryLimitMb;
+    this.memoryLimitMb = memory;
     this.piscina = new Piscina<ThreadTask, WorkerRunResult>({
       filename: options.filename ?? WORKER_ENTRY,
       maxThreads: Math.max(1, options.maxThreads),
@@ -53,8 +56,9 @@ export class ThreadPool {
       execArgv: options.permission === false ? [] : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])]),
       ...(memory === undefined
         ? {}
-        : // The young generation keeps V8's default: raising it costs every thread its size in RSS.
-          { resourceLimits: { maxOldGenerationSizeMb: memory } }),
+        : // A small young generation: a large one costs every thread RSS, and with a small heap
+          // cap it lets one burst of allocation overshoot the cap (V8 then aborts the process).
+          { resourceLimits: { maxOldGenerationSizeMb: memory, maxYoungGenerationSizeMb: Math.max(4, Math.min(16, Math.floor(memory / 8))) } }),
     });
     this.piscina.on('error', (error: unknown) => options.onError?.(error));
   }
