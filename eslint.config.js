@@ -23,7 +23,23 @@ export default tseslint.config(
   {
     files: ['src/worker/**'],
     rules: boundary(
-      ['**/host/**', 'node:fs', 'node:fs/*', 'fs', 'fs/*', 'node:child_process', 'child_process', 'node:net', 'net', 'node:http', 'http', 'node:https', 'https', 'node:dgram', 'dgram'],
+      [
+        '**/host/**',
+        'node:fs',
+        'node:fs/*',
+        'fs',
+        'fs/*',
+        'node:child_process',
+        'child_process',
+        'node:net',
+        'net',
+        'node:http',
+        'http',
+        'node:https',
+        'https',
+        'node:dgram',
+        'dgram',
+      ],
       'src/worker reaches the world only through host capabilities (DESIGN.md invariants).',
     ),
   },
@@ -40,6 +56,15 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        performance: 'readonly',
+      },
+    },
   },
 );

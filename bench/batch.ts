@@ -14,14 +14,39 @@ const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
 
 async function batch(count: number) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'cadre-batch-'));
-  const tasks = Array.from({ length: count }, (_, i) => JSON.stringify({ id: `t${i}`, agent: 'echo', prompt: `task ${i}` })).join('\n');
+  const tasks = Array.from({ length: count }, (_, i) =>
+    JSON.stringify({ id: `t${i}`, agent: 'echo', prompt: `task ${i}` }),
+  ).join('\n');
   await writeFile(path.join(dir, 'tasks.jsonl'), `${tasks}\n`);
-  const run = await runCli(['batch', 'tasks.jsonl', '--out', 'results.jsonl', '--concurrency', '16', '--agents', agents, '--cwd', dir], env, dir);
+  const run = await runCli(
+    [
+      'batch',
+      'tasks.jsonl',
+      '--out',
+      'results.jsonl',
+      '--concurrency',
+      '16',
+      '--agents',
+      agents,
+      '--cwd',
+      dir,
+    ],
+    env,
+    dir,
+  );
   const lines = (await readFile(path.join(dir, 'results.jsonl'), 'utf8')).trim().split('\n');
   const completed = lines.filter((l) => l.includes('"status":"completed"')).length;
   await rm(dir, { recursive: true, force: true });
   if (run.code !== 0) console.error(run.stderr.slice(-2000));
-  return { tasks: count, lines: lines.length, completed, wallMs: run.wallMs, tasksPerSecond: count / (run.wallMs / 1000), maxRssMb: run.maxRssMb, cpuSeconds: run.cpuSeconds };
+  return {
+    tasks: count,
+    lines: lines.length,
+    completed,
+    wallMs: run.wallMs,
+    tasksPerSecond: count / (run.wallMs / 1000),
+    maxRssMb: run.maxRssMb,
+    cpuSeconds: run.cpuSeconds,
+  };
 }
 
 const small = await batch(1_000);

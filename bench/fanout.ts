@@ -14,7 +14,8 @@ import { median, writeResult } from './support/stats.js';
 const CALL_MS = 300;
 const root = await mkdtemp(path.join(os.tmpdir(), 'cadre-fanout-'));
 await mkdir(path.join(root, 'src'), { recursive: true });
-for (let i = 0; i < 20; i++) await writeFile(path.join(root, 'src', `m${i}.ts`), `export const v${i} = ${i};\n`);
+for (let i = 0; i < 20; i++)
+  await writeFile(path.join(root, 'src', `m${i}.ts`), `export const v${i} = ${i};\n`);
 
 let n = 1;
 const server = await startFakeAnthropic({
@@ -24,7 +25,12 @@ const server = await startFakeAnthropic({
     const turn = req.body.messages.filter((m) => m.role === 'assistant').length;
     if (lead) {
       return turn === 0
-        ? toolUseReply(Array.from({ length: n }, (_, i) => ({ name: 'Task', input: { description: `part ${i}`, prompt: `part ${i}`, subagent_type: 'sub' } })))
+        ? toolUseReply(
+            Array.from({ length: n }, (_, i) => ({
+              name: 'Task',
+              input: { description: `part ${i}`, prompt: `part ${i}`, subagent_type: 'sub' },
+            })),
+          )
         : textReply('lead done');
     }
     if (turn === 0) return toolUseReply([{ name: 'Glob', input: { pattern: 'src/*.ts' } }]);
@@ -48,10 +54,19 @@ async function fanout(size: number) {
   const out = await runtime.run({ subagent_type: 'lead', prompt: 'go' });
   const reqs = server.requests;
   const leadFirst = reqs.find((r) => systemText(r.body).startsWith('[lead]'));
-  const subFirsts = reqs.filter((r) => systemText(r.body).startsWith('[sub]') && r.body.messages.length === 1);
+  const subFirsts = reqs.filter(
+    (r) => systemText(r.body).startsWith('[sub]') && r.body.messages.length === 1,
+  );
   // The lead's first reply ends when its Task calls are known; each child's first request follows.
   const launch = subFirsts.map((r) => r.startedAt - (leadFirst?.endedAt ?? r.startedAt));
-  return { n: size, status: out.status, runMs: out.durationMs, idealMs: IDEAL_MS, ratio: out.durationMs / IDEAL_MS, launchOverheadMedianMs: median(launch) };
+  return {
+    n: size,
+    status: out.status,
+    runMs: out.durationMs,
+    idealMs: IDEAL_MS,
+    ratio: out.durationMs / IDEAL_MS,
+    launchOverheadMedianMs: median(launch),
+  };
 }
 await fanout(32); // warm-up: the pool starts its threads
 const rows = [await fanout(1), await fanout(8), await fanout(32)];
@@ -65,7 +80,13 @@ for (const size of [1, 8, 32]) {
   const spawnAt = performance.now();
   const run = await runCli(['run', 'lead', 'go', '--json', '--agents', agents, '--cwd', root], env, root);
   const first = server.requests.find((r) => systemText(r.body).startsWith('[lead]'));
-  cli.push({ n: size, code: run.code ?? -1, processStartToFirstRequestMs: (first?.startedAt ?? NaN) - spawnAt, cpuSecondsPerSubagent: run.cpuSeconds / size, maxRssMb: run.maxRssMb });
+  cli.push({
+    n: size,
+    code: run.code ?? -1,
+    processStartToFirstRequestMs: (first?.startedAt ?? NaN) - spawnAt,
+    cpuSecondsPerSubagent: run.cpuSeconds / size,
+    maxRssMb: run.maxRssMb,
+  });
 }
 await server.close();
 await rm(root, { recursive: true, force: true });

@@ -18,7 +18,8 @@ import type { Capabilities } from '../src/shared/capabilities.js';
 import { lastMessage, startFakeAnthropic, textReply, toolUseReply } from '../test/support/fake-anthropic.js';
 import { median, quantile, writeResult } from './support/stats.js';
 
-const handler: Capabilities['fs.stat'] = async (req) => ok({ path: req.path, exists: false, type: 'missing', size: 0, mtimeMs: 0 });
+const handler: Capabilities['fs.stat'] = async (req) =>
+  ok({ path: req.path, exists: false, type: 'missing', size: 0, mtimeMs: 0 });
 
 async function roundTrip(n: number) {
   const direct: number[] = [];
@@ -29,13 +30,22 @@ async function roundTrip(n: number) {
   }
   const channel = new MessageChannel();
   const gateway = exposeGateway(portEndpoint(channel.port1), { 'fs.stat': handler }, ['fs.stat']);
-  const worker = new Worker(new URL('./support/roundtrip-worker.mjs', import.meta.url), { workerData: { port: channel.port2, n }, transferList: [channel.port2] });
+  const worker = new Worker(new URL('./support/roundtrip-worker.mjs', import.meta.url), {
+    workerData: { port: channel.port2, n },
+    transferList: [channel.port2],
+  });
   const times = (await new Promise((resolve) => worker.once('message', resolve))) as number[];
   await worker.terminate();
   gateway.close();
   channel.port1.close();
   const rt = times.slice(Math.floor(n / 10)); // drop warm-up
-  return { calls: n, directMedianUs: median(direct) * 1000, roundTripMedianUs: median(rt) * 1000, roundTripP99Us: quantile(rt, 0.99) * 1000, overheadMedianUs: (median(rt) - median(direct)) * 1000 };
+  return {
+    calls: n,
+    directMedianUs: median(direct) * 1000,
+    roundTripMedianUs: median(rt) * 1000,
+    roundTripP99Us: quantile(rt, 0.99) * 1000,
+    overheadMedianUs: (median(rt) - median(direct)) * 1000,
+  };
 }
 
 async function project(): Promise<{ dir: string; home: string; cleanup: () => Promise<void> }> {
@@ -49,7 +59,13 @@ async function project(): Promise<{ dir: string; home: string; cleanup: () => Pr
 
 async function killLatency(runs: number) {
   const p = await project();
-  const runtime = await createRuntime({ cwd: p.dir, home: p.home, env: {}, allowFaultInjection: true, concurrency: 4 });
+  const runtime = await createRuntime({
+    cwd: p.dir,
+    home: p.home,
+    env: {},
+    allowFaultInjection: true,
+    concurrency: 4,
+  });
   const over: number[] = [];
   for (let i = 0; i < runs; i++) {
     const out = await runtime.run({ subagent_type: 'general-purpose', prompt: 'fault:spin', timeout: 0.3 });
@@ -63,14 +79,29 @@ async function killLatency(runs: number) {
 
 async function loopDelayWhileSpinning(workers: number) {
   const p = await project();
-  const runtime = await createRuntime({ cwd: p.dir, home: p.home, env: {}, allowFaultInjection: true, concurrency: workers });
+  const runtime = await createRuntime({
+    cwd: p.dir,
+    home: p.home,
+    env: {},
+    allowFaultInjection: true,
+    concurrency: workers,
+  });
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
-  const outs = await Promise.all(Array.from({ length: workers }, () => runtime.run({ subagent_type: 'general-purpose', prompt: 'fault:spin', timeout: 2 })));
+  const outs = await Promise.all(
+    Array.from({ length: workers }, () =>
+      runtime.run({ subagent_type: 'general-purpose', prompt: 'fault:spin', timeout: 2 }),
+    ),
+  );
   histogram.disable();
   await runtime.close();
   await p.cleanup();
-  return { workers, statuses: [...new Set(outs.map((o) => o.status))], loopDelayP99Ms: histogram.percentile(99) / 1e6, loopDelayMaxMs: histogram.max / 1e6 };
+  return {
+    workers,
+    statuses: [...new Set(outs.map((o) => o.status))],
+    loopDelayP99Ms: histogram.percentile(99) / 1e6,
+    loopDelayMaxMs: histogram.max / 1e6,
+  };
 }
 
 async function grepVsRg(files: number) {
@@ -80,22 +111,45 @@ async function grepVsRg(files: number) {
     await mkdir(sub, { recursive: true });
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        writeFile(path.join(sub, `file${i}.ts`), `export function f${i}() {\n  return ${i};\n}\n${i % 50 === 0 ? '// needle here\n' : ''}`.repeat(5)),
+        writeFile(
+          path.join(sub, `file${i}.ts`),
+          `export function f${i}() {\n  return ${i};\n}\n${i % 50 === 0 ? '// needle here\n' : ''}`.repeat(5),
+        ),
       ),
     );
   }
   const server = await startFakeAnthropic({
     responder: (req) => {
       const last = lastMessage(req.body);
-      const hasResult = Array.isArray(last?.content) && last.content.some((b) => (b as { type?: string }).type === 'tool_result');
-      return hasResult ? textReply('done') : toolUseReply([{ name: 'Grep', input: { pattern: 'needle', output_mode: 'files_with_matches', head_limit: 100000 } }]);
+      const hasResult =
+        Array.isArray(last?.content) &&
+        last.content.some((b) => (b as { type?: string }).type === 'tool_result');
+      return hasResult
+        ? textReply('done')
+        : toolUseReply([
+            {
+              name: 'Grep',
+              input: { pattern: 'needle', output_mode: 'files_with_matches', head_limit: 100000 },
+            },
+          ]);
     },
   });
-  const runtime = await createRuntime({ cwd: p.dir, home: p.home, env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url } });
+  const runtime = await createRuntime({
+    cwd: p.dir,
+    home: p.home,
+    env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url },
+  });
   const grepMs: number[] = [];
   for (let i = 0; i < 3; i++) {
     let ms = NaN;
-    const handle = await runtime.task({ subagent_type: 'general-purpose', prompt: 'grep', timeout: 120 }, { onEvent: (e) => { if (e.type === 'tool-result') ms = e.durationMs; } });
+    const handle = await runtime.task(
+      { subagent_type: 'general-purpose', prompt: 'grep', timeout: 120 },
+      {
+        onEvent: (e) => {
+          if (e.type === 'tool-result') ms = e.durationMs;
+        },
+      },
+    );
     await handle.result;
     grepMs.push(ms);
   }
@@ -111,7 +165,12 @@ async function grepVsRg(files: number) {
     }
   }
   await p.cleanup();
-  return { files, grepMedianMs: median(grepMs), rgMedianMs: hasRg ? median(rgMs) : null, ratio: hasRg ? median(grepMs) / median(rgMs) : null };
+  return {
+    files,
+    grepMedianMs: median(grepMs),
+    rgMedianMs: hasRg ? median(rgMs) : null,
+    ratio: hasRg ? median(grepMs) / median(rgMs) : null,
+  };
 }
 
 const results = {

@@ -21,7 +21,12 @@ async function sources(dir: string): Promise<string[]> {
 async function importsOf(file: string): Promise<string[]> {
   const text = await readFile(file, 'utf8');
   const specs: string[] = [];
-  const patterns = [/\bfrom\s+['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g, /\bimport\s+['"]([^'"]+)['"]/g, /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g];
+  const patterns = [
+    /\bfrom\s+['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\bimport\s+['"]([^'"]+)['"]/g,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
   for (const re of patterns) for (const m of text.matchAll(re)) if (m[1]) specs.push(m[1]);
   return specs;
 }
@@ -34,9 +39,29 @@ describe('import boundaries', () => {
     const bad: string[] = [];
     for (const file of await sources(path.join(root, 'worker'))) {
       for (const spec of await importsOf(file)) {
-        if (['fs', 'child_process', 'net', 'http', 'https', 'http2', 'dgram', 'tls', 'cluster', 'inspector'].includes(bare(spec)) && !spec.startsWith('.')) bad.push(`${rel(file)} imports ${spec}`);
-        if (spec.startsWith('.') && path.resolve(path.dirname(file), spec).startsWith(path.join(root, 'host'))) bad.push(`${rel(file)} imports ${spec}`);
-        if (bare(spec) === 'worker_threads' && !spec.startsWith('.') && path.basename(file) !== 'entry.ts') bad.push(`${rel(file)} imports ${spec} (only the entry may)`);
+        if (
+          [
+            'fs',
+            'child_process',
+            'net',
+            'http',
+            'https',
+            'http2',
+            'dgram',
+            'tls',
+            'cluster',
+            'inspector',
+          ].includes(bare(spec)) &&
+          !spec.startsWith('.')
+        )
+          bad.push(`${rel(file)} imports ${spec}`);
+        if (
+          spec.startsWith('.') &&
+          path.resolve(path.dirname(file), spec).startsWith(path.join(root, 'host'))
+        )
+          bad.push(`${rel(file)} imports ${spec}`);
+        if (bare(spec) === 'worker_threads' && !spec.startsWith('.') && path.basename(file) !== 'entry.ts')
+          bad.push(`${rel(file)} imports ${spec} (only the entry may)`);
       }
     }
     expect(bad).toEqual([]);
@@ -46,7 +71,11 @@ describe('import boundaries', () => {
     const bad: string[] = [];
     for (const file of await sources(path.join(root, 'host'))) {
       for (const spec of await importsOf(file)) {
-        if (spec.startsWith('.') && path.resolve(path.dirname(file), spec).startsWith(path.join(root, 'worker'))) bad.push(`${rel(file)} imports ${spec}`);
+        if (
+          spec.startsWith('.') &&
+          path.resolve(path.dirname(file), spec).startsWith(path.join(root, 'worker'))
+        )
+          bad.push(`${rel(file)} imports ${spec}`);
       }
     }
     expect(bad).toEqual([]);
@@ -57,7 +86,11 @@ describe('import boundaries', () => {
     for (const file of await sources(path.join(root, 'shared'))) {
       for (const spec of await importsOf(file)) {
         if (spec.startsWith('node:')) bad.push(`${rel(file)} imports ${spec}`);
-        if (spec.startsWith('.') && !path.resolve(path.dirname(file), spec).startsWith(path.join(root, 'shared'))) bad.push(`${rel(file)} imports ${spec}`);
+        if (
+          spec.startsWith('.') &&
+          !path.resolve(path.dirname(file), spec).startsWith(path.join(root, 'shared'))
+        )
+          bad.push(`${rel(file)} imports ${spec}`);
       }
     }
     expect(bad).toEqual([]);
@@ -66,7 +99,10 @@ describe('import boundaries', () => {
   it('the checker itself sees every import form', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'cadre-inv-'));
     const file = path.join(dir, 'probe.ts');
-    await writeFile(file, "import { a } from 'node:fs/promises';\nexport * from '../host/x.js';\nconst c = await import('child_process');\nimport 'net';\n");
+    await writeFile(
+      file,
+      "import { a } from 'node:fs/promises';\nexport * from '../host/x.js';\nconst c = await import('child_process');\nimport 'net';\n",
+    );
     const specs = await importsOf(file);
     await rm(dir, { recursive: true, force: true });
     expect(specs.map(bare).sort()).toEqual(['..', 'child_process', 'fs', 'net']);

@@ -19,7 +19,10 @@ const CLI = path.resolve('dist', 'host', 'cli', 'cadre.mjs');
 export function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env, CADRE_REPORT_RESOURCES: '1' } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env, CADRE_REPORT_RESOURCES: '1' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -27,7 +30,10 @@ export function runCli(args: string[], env: Record<string, string>, cwd: string)
     child.on('error', reject);
     child.on('exit', (code) => {
       const line = stderr.split('\n').find((l) => l.startsWith('{"cadreResources"'));
-      const report = line ? (JSON.parse(line) as { cadreResources: { maxRSSKb: number; userUs: number; systemUs: number } }).cadreResources : undefined;
+      const report = line
+        ? (JSON.parse(line) as { cadreResources: { maxRSSKb: number; userUs: number; systemUs: number } })
+            .cadreResources
+        : undefined;
       resolve({
         code,
         stdout,

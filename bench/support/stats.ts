@@ -18,6 +18,10 @@ export async function writeResult(name: string, data: unknown): Promise<string> 
   const dir = path.resolve('bench', 'results');
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${name}.json`);
-  await writeFile(file, JSON.stringify({ at: new Date().toISOString(), node: process.version, ...(data as object) }, null, 2) + '\n');
+  await writeFile(
+    file,
+    JSON.stringify({ at: new Date().toISOString(), node: process.version, ...(data as object) }, null, 2) +
+      '\n',
+  );
   return file;
 }

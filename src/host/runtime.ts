@@ -77,7 +77,10 @@ export interface Runtime {
   /** Runs a task to its end. */
   run(input: TaskInput): Promise<TaskOutput>;
   /** Runs many tasks with bounded concurrency; yields each result as its task ends. */
-  batch(tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>, options?: BatchOptions): AsyncIterable<BatchResult>;
+  batch(
+    tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>,
+    options?: BatchOptions,
+  ): AsyncIterable<BatchResult>;
   /** Cancels a run (and its subtree) by agent id. */
   stop(agentId: string): boolean;
   /** Live counts: worker threads, runs holding a slot, runs waiting for one, runs not yet ended. */
@@ -94,14 +97,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const home = options.home ?? os.homedir();
   const loaded = await loadConfig({ cwd, home });
   // A config that does not parse may be missing deny rules: refuse to run rather than guess.
-  if (loaded.errors.length > 0) throw new CadreError('invalid_input', `invalid configuration:\n${loaded.errors.map(formatIssue).join('\n')}`);
+  if (loaded.errors.length > 0)
+    throw new CadreError(
+      'invalid_input',
+      `invalid configuration:\n${loaded.errors.map(formatIssue).join('\n')}`,
+    );
   const config: CadreConfig = {
     ...loaded.merged,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.isolation ? { isolation: options.isolation } : {}),
     ...(options.memoryLimitMb ? { memoryLimitMb: options.memoryLimitMb } : {}),
     ...(options.tokenBudget ? { tokenBudget: options.tokenBudget } : {}),
-    permissions: { ...loaded.merged.permissions, ...(options.permissionMode ? { defaultMode: options.permissionMode } : {}) },
+    permissions: {
+      ...loaded.merged.permissions,
+      ...(options.permissionMode ? { defaultMode: options.permissionMode } : {}),
+    },
   };
   const registry = await loadRegistry({ cwd, home, cliAgents: options.agents, config: loaded });
   const concurrency = Math.max(1, config.concurrency);
@@ -148,7 +158,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   const task: Runtime['task'] = async (raw, taskOptions) => {
     const parsed = TaskInput.safeParse(raw);
-    if (!parsed.success) throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
+    if (!parsed.success)
+      throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
     const channel = new EventChannel<AgentEvent>();
     const listeners = [(event: AgentEvent) => channel.push(event)];
     if (taskOptions?.onEvent) listeners.push(taskOptions.onEvent);
@@ -158,7 +169,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       channel.close();
       return output;
     });
-    return { events: channel, result, usage: () => tree.usage, stop: () => node.cancel.abort(cancelReason('user_cancelled')) };
+    return {
+      events: channel,
+      result,
+      usage: () => tree.usage,
+      stop: () => node.cancel.abort(cancelReason('user_cancelled')),
+    };
   };
 
   return {
@@ -168,7 +184,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     task,
     run: async (input) => (await task(input)).result,
     batch: (tasks, batchOptions) => runBatch({ task }, tasks, { concurrency, ...batchOptions }),
-    stats: () => ({ threads: pool?.threads().length ?? 0, active: core.scheduler.running, queued: core.scheduler.queued, runs: core.running.size }),
+    stats: () => ({
+      threads: pool?.threads().length ?? 0,
+      active: core.scheduler.running,
+      queued: core.scheduler.queued,
+      runs: core.running.size,
+    }),
     stop(agentId) {
       const node = core.running.get(agentId);
       node?.cancel.abort(cancelReason('user_cancelled'));

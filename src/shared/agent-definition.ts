@@ -7,7 +7,10 @@ import { Profile } from './tools.js';
 /** Agent names: lowercase words joined by hyphens. */
 export const AgentName = z
   .string()
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters and digits joined by hyphens (e.g. code-reviewer)');
+  .regex(
+    /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+    'must be lowercase letters and digits joined by hyphens (e.g. code-reviewer)',
+  );
 
 const toolList = z.union([z.string(), z.array(z.string())]);
 

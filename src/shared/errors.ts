@@ -88,7 +88,9 @@ export class CadreError extends Error {
 
 /** True for a CadreError from any realm (worker, other package copy). */
 export function isCadreError(value: unknown): value is CadreError {
-  return typeof value === 'object' && value !== null && (value as { cadreError?: unknown }).cadreError === true;
+  return (
+    typeof value === 'object' && value !== null && (value as { cadreError?: unknown }).cadreError === true
+  );
 }
 
 /** The fault class of a code. */

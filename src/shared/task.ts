@@ -3,7 +3,15 @@ import { z } from 'zod';
 import { WireError } from './errors.js';
 
 /** The seven terminal statuses; every run ends with exactly one. */
-export const TaskStatus = z.enum(['completed', 'failed', 'timeout', 'crashed', 'cancelled', 'budget_exceeded', 'max_turns']);
+export const TaskStatus = z.enum([
+  'completed',
+  'failed',
+  'timeout',
+  'crashed',
+  'cancelled',
+  'budget_exceeded',
+  'max_turns',
+]);
 /** A terminal status. */
 export type TaskStatus = z.infer<typeof TaskStatus>;
 

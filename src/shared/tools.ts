@@ -201,7 +201,9 @@ export function parseToolSpec(entry: string): ToolSpec | { error: string } {
       .filter((t) => t.length > 0);
     const bad = types.find((t) => !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(t) && t !== '*');
     if (bad !== undefined) return { error: `Task(...) names an invalid agent type "${bad}"` };
-    return types.length === 0 || types.includes('*') ? { kind: 'tool', name: 'Task' } : { kind: 'task', types };
+    return types.length === 0 || types.includes('*')
+      ? { kind: 'tool', name: 'Task' }
+      : { kind: 'task', types };
   }
   if (MCP_TOOL.test(name)) return { kind: 'mcp', name };
   const known = ToolName.safeParse(name);

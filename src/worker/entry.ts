@@ -6,7 +6,11 @@ import type { WorkerRunResult, WorkerRunSpec } from '../shared/run-spec.js';
 import { runWorker } from './run.js';
 
 /** Runs one agent on this thread. */
-export default async function task(input: { spec: WorkerRunSpec; caps: MessagePort; control: MessagePort }): Promise<WorkerRunResult> {
+export default async function task(input: {
+  spec: WorkerRunSpec;
+  caps: MessagePort;
+  control: MessagePort;
+}): Promise<WorkerRunResult> {
   const control = portEndpoint(input.control);
   control.postMessage({ type: 'hello', threadId });
   try {

@@ -2,7 +2,6 @@
 // its runtime was created with fault injection enabled. Each fault imitates a real failure shape.
 import type { WorkerRunSpec } from '../shared/run-spec.js';
 
-
 /** Runs the requested fault. Only `hang` returns (never settling); the rest throw, exit or spin. */
 export async function injectFault(fault: NonNullable<WorkerRunSpec['fault']>): Promise<never> {
   switch (fault) {

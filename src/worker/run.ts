@@ -13,7 +13,11 @@ import { createModelClient } from './models/model-client.js';
 import { buildToolSet } from './tool-set.js';
 
 /** Runs the agent described by `spec`. */
-export async function runWorker(spec: WorkerRunSpec, capsEndpoint: Endpoint, control: Endpoint): Promise<WorkerRunResult> {
+export async function runWorker(
+  spec: WorkerRunSpec,
+  capsEndpoint: Endpoint,
+  control: Endpoint,
+): Promise<WorkerRunResult> {
   const remote = Comlink.wrap<Capabilities>(capsEndpoint as unknown as Comlink.Endpoint);
   const caps = remote as unknown as GrantedCapabilities;
   let graceMessage: string | undefined;
@@ -33,7 +37,8 @@ export async function runWorker(spec: WorkerRunSpec, capsEndpoint: Endpoint, con
   try {
     if (spec.fault) await injectFault(spec.fault);
     const client = createModelClient(spec.model, {
-      onExchange: (exchange) => send({ type: 'model-exchange', exchange, agentId: spec.agentId, depth: spec.depth, at: Date.now() }),
+      onExchange: (exchange) =>
+        send({ type: 'model-exchange', exchange, agentId: spec.agentId, depth: spec.depth, at: Date.now() }),
     });
     const tools = buildToolSet(spec, caps, abort.signal);
     const loop = runAgentLoop({

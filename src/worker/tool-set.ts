@@ -40,11 +40,18 @@ export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, sig
   }
   const ctx: ToolContext = { caps, cwd: spec.cwd, limits: spec.caps, readState: new Map(), signal };
   return {
-    definitions: [...tools.values()].map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    definitions: [...tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.inputSchema,
+    })),
     run: (name, input) => {
       const tool = tools.get(name);
       if (!tool) {
-        return Promise.resolve({ content: `unknown tool "${name}"; available: ${[...tools.keys()].join(', ')}`, isError: true });
+        return Promise.resolve({
+          content: `unknown tool "${name}"; available: ${[...tools.keys()].join(', ')}`,
+          isError: true,
+        });
       }
       return runOne(tool, input, ctx);
     },
@@ -53,7 +60,11 @@ export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, sig
 }
 
 /** Runs one tool; a thrown fault becomes an error result, and output is capped. */
-async function runOne(tool: Tool, input: unknown, ctx: ToolContext): Promise<{ content: string; isError: boolean }> {
+async function runOne(
+  tool: Tool,
+  input: unknown,
+  ctx: ToolContext,
+): Promise<{ content: string; isError: boolean }> {
   let result: { content: string; isError: boolean };
   try {
     result = await tool.run(input, ctx);

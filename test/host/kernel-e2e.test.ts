@@ -19,7 +19,9 @@ afterEach(async () => {
 
 describe('path jail, end to end', () => {
   it('denies traversal by every route with nothing read or written outside', async () => {
-    const outsideDir = await import('node:fs/promises').then((fs) => fs.mkdtemp(path.join(os.tmpdir(), 'cadre-outside-')));
+    const outsideDir = await import('node:fs/promises').then((fs) =>
+      fs.mkdtemp(path.join(os.tmpdir(), 'cadre-outside-')),
+    );
     await writeFile(path.join(outsideDir, 'secret.txt'), 'TOP-SECRET-CONTENT');
     const calls = [
       { name: 'Read', input: { file_path: '../outside/secret.txt' } },
@@ -35,7 +37,10 @@ describe('path jail, end to end', () => {
       { name: 'Write', input: { file_path: path.join(outsideDir, 'escaped.txt'), content: 'x' } },
     ];
     h = await startHarness(
-      { intruder: ({ turn, results }) => (turn === 0 ? toolUseReply(calls) : textReply(JSON.stringify(results))) },
+      {
+        intruder: ({ turn, results }) =>
+          turn === 0 ? toolUseReply(calls) : textReply(JSON.stringify(results)),
+      },
       { intruder: { tools: ['Read', 'Write', 'Glob', 'Grep'] } },
       { permissionMode: 'bypassPermissions', files: { 'inside.txt': 'inside' } },
     );
@@ -49,14 +54,18 @@ describe('path jail, end to end', () => {
     expect(out.result).not.toContain('TOP-SECRET-CONTENT');
     for (const r of results) expect(r.is_error === true || !/secret\.txt/.test(r.content)).toBe(true);
     expect(await readdir(outsideDir)).toEqual(['secret.txt']);
-    await expect(readFile(path.join(path.dirname(h.dir), 'escaped.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(readFile(path.join(path.dirname(h.dir), 'escaped.txt'))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 });
 
 describe('hard deadlines, end to end', () => {
   it('kills a catastrophic Grep regex within 200 ms of the deadline', async () => {
     h = await startHarness(
-      { grepper: () => toolUseReply([{ name: 'Grep', input: { pattern: '(a+)+$', output_mode: 'content' } }]) },
+      {
+        grepper: () => toolUseReply([{ name: 'Grep', input: { pattern: '(a+)+$', output_mode: 'content' } }]),
+      },
       { grepper: { tools: ['Grep'] } },
       { files: { 'evil.txt': `${'a'.repeat(40)}b\n` } },
     );
@@ -70,16 +79,29 @@ describe('hard deadlines, end to end', () => {
       {
         lead: ({ turn, results }) =>
           turn === 0
-            ? toolUseReply(['silent', 'stalled', 'fine'].map((t) => ({ name: 'Task', input: { description: t, prompt: t, subagent_type: t, timeout: 2 } })))
+            ? toolUseReply(
+                ['silent', 'stalled', 'fine'].map((t) => ({
+                  name: 'Task',
+                  input: { description: t, prompt: t, subagent_type: t, timeout: 2 },
+                })),
+              )
             : textReply(JSON.stringify(results)),
         silent: () => textReply('never', { latencyMs: 60_000 }),
         stalled: () => stallAfterHeaders(),
         fine: () => textReply('fine report'),
       },
-      { lead: { tools: ['Task'] }, silent: { tools: ['Read'] }, stalled: { tools: ['Read'] }, fine: { tools: ['Read'] } },
+      {
+        lead: { tools: ['Task'] },
+        silent: { tools: ['Read'] },
+        stalled: { tools: ['Read'] },
+        fine: { tools: ['Read'] },
+      },
     );
     const ends: TaskOutput[] = [];
-    const handle = await h.runtime.task({ subagent_type: 'lead', prompt: 'go', timeout: 30 }, { onEvent: (e) => void (e.type === 'agent-end' && e.depth === 1 && ends.push(e.output)) });
+    const handle = await h.runtime.task(
+      { subagent_type: 'lead', prompt: 'go', timeout: 30 },
+      { onEvent: (e) => void (e.type === 'agent-end' && e.depth === 1 && ends.push(e.output)) },
+    );
     const out = await handle.result;
     expect(out.status).toBe('completed');
     const byType = Object.fromEntries(ends.map((o) => [o.agentType, o]));
@@ -94,14 +116,35 @@ describe('hard deadlines, end to end', () => {
 describe('fault storm', () => {
   it('500 runs with 20% injected faults: one terminal status each, threads back to baseline, every transcript closed', async () => {
     const project = await tempProject({ 'src/a.ts': 'export const alpha = 1;\n', 'README.md': '# alpha\n' });
-    const runtime = await createRuntime({ cwd: project.dir, home: project.home, env: {}, allowFaultInjection: true, memoryLimitMb: 48, concurrency: 8, threadIdleTimeoutMs: 200 });
+    const runtime = await createRuntime({
+      cwd: project.dir,
+      home: project.home,
+      env: {},
+      allowFaultInjection: true,
+      memoryLimitMb: 48,
+      concurrency: 8,
+      threadIdleTimeoutMs: 200,
+    });
     try {
       const baseline = runtime.stats().threads;
       const faults = ['throw', 'exit', 'oom-small', 'spin', 'hang'] as const;
-      const expected: Record<string, string> = { throw: 'crashed', exit: 'crashed', 'oom-small': 'crashed', spin: 'timeout', hang: 'timeout', none: 'completed' };
+      const expected: Record<string, string> = {
+        throw: 'crashed',
+        exit: 'crashed',
+        'oom-small': 'crashed',
+        spin: 'timeout',
+        hang: 'timeout',
+        none: 'completed',
+      };
       const kinds = Array.from({ length: 500 }, (_, i) => (i % 5 === 0 ? faults[(i / 5) % 5]! : 'none'));
       const outputs = await Promise.all(
-        kinds.map((kind) => runtime.run({ subagent_type: 'explore', prompt: kind === 'none' ? 'find alpha quick' : `fault:${kind}`, timeout: kind === 'spin' || kind === 'hang' ? 0.5 : 30 })),
+        kinds.map((kind) =>
+          runtime.run({
+            subagent_type: 'explore',
+            prompt: kind === 'none' ? 'find alpha quick' : `fault:${kind}`,
+            timeout: kind === 'spin' || kind === 'hang' ? 0.5 : 30,
+          }),
+        ),
       );
       expect(outputs).toHaveLength(500);
       outputs.forEach((o, i) => expect(o.status, `run ${i} (${kinds[i]})`).toBe(expected[kinds[i]!]));
@@ -114,9 +157,12 @@ describe('fault storm', () => {
       }
       expect(runtime.stats()).toMatchObject({ active: 0, queued: 0, runs: 0 });
       // Killed threads were replaced on demand; idle ones exit, back to the warm baseline.
-      for (let i = 0; i < 50 && runtime.stats().threads > baseline; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && runtime.stats().threads > baseline; i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(runtime.stats().threads).toBeLessThanOrEqual(baseline);
-      expect((await runtime.run({ subagent_type: 'explore', prompt: 'find alpha quick' })).status).toBe('completed');
+      expect((await runtime.run({ subagent_type: 'explore', prompt: 'find alpha quick' })).status).toBe(
+        'completed',
+      );
     } finally {
       await runtime.close();
       await project.cleanup();

@@ -4,7 +4,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The compiled CLI entry. */
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'host', 'cli', 'cadre.mjs');
+export const CLI = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'dist',
+  'host',
+  'cli',
+  'cadre.mjs',
+);
 
 /** What a finished CLI run printed. */
 export interface CliResult {
@@ -15,8 +23,15 @@ export interface CliResult {
 }
 
 /** Starts `cadre ...args`; `done` resolves when it exits. */
-export function startCli(args: string[], env: Record<string, string>, cwd: string): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
+export function startCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** A temp project with `files` (relative path -> content). */
-export async function tempProject(files: Record<string, string> = {}): Promise<{ dir: string; home: string; cleanup(): Promise<void> }> {
+export async function tempProject(
+  files: Record<string, string> = {},
+): Promise<{ dir: string; home: string; cleanup(): Promise<void> }> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'cadre-test-'));
   const dir = path.join(root, 'project');
   const home = path.join(root, 'home');

@@ -18,13 +18,26 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
       const allowed = maySpawn(node.grant, input.subagent_type);
       if (allowed !== true) throw new CadreError('not_granted', allowed);
       if (!core.hasAgent(input.subagent_type)) {
-        throw new CadreError('not_found', `unknown agent type "${input.subagent_type}"; available: ${core.agentNames().join(', ')}`);
+        throw new CadreError(
+          'not_found',
+          `unknown agent type "${input.subagent_type}"; available: ${core.agentNames().join(', ')}`,
+        );
       }
       if (node.tree.exhausted()) {
-        throw new CadreError('budget_exceeded', `the agent tree has spent its token budget of ${node.tree.tokenBudget}; no new subagents can start — finish with what you have`);
+        throw new CadreError(
+          'budget_exceeded',
+          `the agent tree has spent its token budget of ${node.tree.tokenBudget}; no new subagents can start — finish with what you have`,
+        );
       }
-      const verdict = decide({ capability: 'agents.task', agentType: input.subagent_type, projectDir: core.cwd, mode: node.grant.mode, rules: core.rules });
-      if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
+      const verdict = decide({
+        capability: 'agents.task',
+        agentType: input.subagent_type,
+        projectDir: core.cwd,
+        mode: node.grant.mode,
+        rules: core.rules,
+      });
+      if (verdict.decision === 'deny')
+        throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
       if (verdict.decision === 'ask') {
         const answer = await core.approvals.request({
           agentId: node.agentId,
@@ -36,11 +49,19 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
         });
         if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
       }
-      if (input.resume && core.running.has(input.resume)) throw new CadreError('invalid_input', `run ${input.resume} is still going; wait for it with TaskOutput`);
+      if (input.resume && core.running.has(input.resume))
+        throw new CadreError(
+          'invalid_input',
+          `run ${input.resume} is still going; wait for it with TaskOutput`,
+        );
       const { node: child } = await launch(core, input, node.tree, node);
       if (input.run_in_background) {
         core.background.set(child.agentId, child);
-        const handle: BackgroundHandle = { agentId: child.agentId, status: 'running', transcriptPath: child.transcriptPath };
+        const handle: BackgroundHandle = {
+          agentId: child.agentId,
+          status: 'running',
+          transcriptPath: child.transcriptPath,
+        };
         return ok(handle);
       }
       return ok(await waitLendingSlot(core, node, child.done));
@@ -53,16 +74,23 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
     try {
       const req = parseRequest('agents.output', raw);
       const child = core.background.get(req.agentId);
-      if (!child || child.tree !== node.tree) throw new CadreError('not_found', `no background run ${req.agentId} in this task tree`);
+      if (!child || child.tree !== node.tree)
+        throw new CadreError('not_found', `no background run ${req.agentId} in this task tree`);
       const timeoutMs = req.timeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
       const waited = await waitLendingSlot(
         core,
         node,
-        Promise.race([child.done, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]),
+        Promise.race([
+          child.done,
+          new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs))),
+        ]),
       );
       clearTimeout(timer);
-      const value: TaskOutput | { agentId: string; status: 'running' } = waited ?? { agentId: child.agentId, status: 'running' };
+      const value: TaskOutput | { agentId: string; status: 'running' } = waited ?? {
+        agentId: child.agentId,
+        status: 'running',
+      };
       return ok(value);
     } catch (error) {
       return fail(error);
@@ -73,7 +101,8 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
     try {
       const req = parseRequest('agents.stop', raw);
       const child = core.background.get(req.agentId);
-      if (!child || child.tree !== node.tree) throw new CadreError('not_found', `no background run ${req.agentId} in this task tree`);
+      if (!child || child.tree !== node.tree)
+        throw new CadreError('not_found', `no background run ${req.agentId} in this task tree`);
       const running = core.running.has(child.agentId);
       child.cancel.abort(cancelReason('user_cancelled'));
       await child.done;
@@ -88,14 +117,27 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
     try {
       const req = parseRequest('todos.write', raw);
       node.tree.todos = req.todos;
-      node.tree.emit({ type: 'todo-update', agentId: node.agentId, depth: node.depth, at: Date.now(), todos: req.todos, ...(node.parent ? { parentId: node.parent.agentId } : {}) });
+      node.tree.emit({
+        type: 'todo-update',
+        agentId: node.agentId,
+        depth: node.depth,
+        at: Date.now(),
+        todos: req.todos,
+        ...(node.parent ? { parentId: node.parent.agentId } : {}),
+      });
       return ok(req.todos);
     } catch (error) {
       return fail(error);
     }
   };
 
-  return { 'agents.task': task, 'agents.output': output, 'agents.stop': stop, 'todos.read': todosRead, 'todos.write': todosWrite };
+  return {
+    'agents.task': task,
+    'agents.output': output,
+    'agents.stop': stop,
+    'todos.read': todosRead,
+    'todos.write': todosWrite,
+  };
 }
 
 /**

@@ -17,7 +17,12 @@ export interface Grant {
   depthLeft: number;
 }
 
-const STRICTNESS: Record<PermissionMode, number> = { bypassPermissions: 0, acceptEdits: 1, default: 2, plan: 3 };
+const STRICTNESS: Record<PermissionMode, number> = {
+  bypassPermissions: 0,
+  acceptEdits: 1,
+  default: 2,
+  plan: 3,
+};
 
 /** The stricter of two modes. */
 export function stricterMode(a: PermissionMode, b: PermissionMode): PermissionMode {
@@ -49,7 +54,11 @@ export function childGrant(parent: Grant, def: AgentDefinition, callMode?: Permi
   let mode = stricterMode(parent.mode, def.permissionMode ?? parent.mode);
   if (callMode) mode = stricterMode(mode, callMode);
   const depthLeft = Math.max(0, Math.min(parent.depthLeft - 1, def.maxDepth));
-  const denied = [...parent.deniedTools, ...def.disallowedTools, ...(mode === 'plan' ? [...MUTATING_TOOLS] : [])];
+  const denied = [
+    ...parent.deniedTools,
+    ...def.disallowedTools,
+    ...(mode === 'plan' ? [...MUTATING_TOOLS] : []),
+  ];
   let tools = without(def.tools, denied);
   if (depthLeft === 0) tools = tools.filter((t) => !NESTING_FILTERED_TOOLS.has(t));
   return { tools, taskTypes: def.taskTypes, mode, deniedTools: [...new Set(denied)], depthLeft };
@@ -57,7 +66,8 @@ export function childGrant(parent: Grant, def: AgentDefinition, callMode?: Permi
 
 /** Whether `grant` may spawn `type`, and the message for the model when not. */
 export function maySpawn(grant: Grant, type: string): true | string {
-  if (!grant.tools.includes('Task')) return 'this agent may not launch subagents (no Task tool at this depth)';
+  if (!grant.tools.includes('Task'))
+    return 'this agent may not launch subagents (no Task tool at this depth)';
   if (grant.taskTypes && !grant.taskTypes.includes(type)) {
     return `this agent may only launch: ${grant.taskTypes.join(', ')} (asked for "${type}")`;
   }

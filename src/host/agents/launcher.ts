@@ -44,10 +44,20 @@ export interface Launch {
 }
 
 /** Starts a run. Throws a CadreError (at once) for requests that cannot start. */
-export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTree, parent?: RunNode): Promise<Launch> {
+export async function launch(
+  core: RuntimeCore,
+  input: TaskInput,
+  tree: AgentTree,
+  parent?: RunNode,
+): Promise<Launch> {
   const def = core.agent(input.subagent_type);
-  const grant = parent ? childGrant(parent.grant, def, input.permission_mode) : rootGrant(def, input.permission_mode ?? core.config.permissions.defaultMode, core.config.maxDepth);
-  const modelName = core.options.model && !parent ? pickModel(input.model ?? core.options.model, def.model, undefined, core.config) : pickModel(input.model, def.model, parent?.modelName, core.config);
+  const grant = parent
+    ? childGrant(parent.grant, def, input.permission_mode)
+    : rootGrant(def, input.permission_mode ?? core.config.permissions.defaultMode, core.config.maxDepth);
+  const modelName =
+    core.options.model && !parent
+      ? pickModel(input.model ?? core.options.model, def.model, undefined, core.config)
+      : pickModel(input.model, def.model, parent?.modelName, core.config);
   const timeoutS = input.timeout ?? def.timeout ?? core.config.timeout;
   const idleS = def.idleTimeout ?? core.config.idleTimeout;
   const model = modelConfigFor(modelName, core.config, core.env, {
@@ -99,7 +109,12 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
   if (parent) {
     // A parent that ended while this child was being set up takes the child with it.
     if (parent.cancel.signal.aborted) node.cancel.abort(cancelReason('parent_cancelled'));
-    else parent.cancel.signal.addEventListener('abort', () => node.cancel.abort(cancelReason('parent_cancelled')), { once: true });
+    else
+      parent.cancel.signal.addEventListener(
+        'abort',
+        () => node.cancel.abort(cancelReason('parent_cancelled')),
+        { once: true },
+      );
   }
   core.running.set(agentId, node);
   if (input.resume) core.releaseResume(input.resume);
@@ -109,9 +124,22 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     transcript.append(event);
     tree.emit(event);
   };
-  deliver({ ...stamp, type: 'agent-start', agentType: def.name, model: model.model, description: input.description ?? def.description, prompt: input.prompt });
+  deliver({
+    ...stamp,
+    type: 'agent-start',
+    agentType: def.name,
+    model: model.model,
+    description: input.description ?? def.description,
+    prompt: input.prompt,
+  });
   if (model.provider === 'offline' && depth === 0) {
-    deliver({ ...stamp, type: 'notice', level: 'warn', message: 'no API key configured: running on the embedded offline model (set ANTHROPIC_API_KEY for a real one)' });
+    deliver({
+      ...stamp,
+      type: 'notice',
+      level: 'warn',
+      message:
+        'no API key configured: running on the embedded offline model (set ANTHROPIC_API_KEY for a real one)',
+    });
   }
 
   // Duration counts from when the run gets its slot: time queued behind the concurrency cap is not run time.
@@ -135,7 +163,10 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     deliver({ ...stamp, at: Date.now(), type: 'agent-end', output });
     core.running.delete(agentId);
     node.cancel.abort(cancelReason('parent_cancelled'));
-    void transcript.close(output).then(() => resolveDone(output), () => resolveDone(output));
+    void transcript.close(output).then(
+      () => resolveDone(output),
+      () => resolveDone(output),
+    );
   };
 
   void (async () => {
@@ -146,7 +177,15 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
     } catch (error) {
       const wire = toWire(error);
       const cancelled = node.cancel.signal.aborted;
-      finish({ status: cancelled ? 'cancelled' : 'failed', result: '', error: wire, usage: emptyUsage(), turns: 0, toolCalls: 0, durationMs: 0 });
+      finish({
+        status: cancelled ? 'cancelled' : 'failed',
+        result: '',
+        error: wire,
+        usage: emptyUsage(),
+        turns: 0,
+        toolCalls: 0,
+        durationMs: 0,
+      });
       return;
     }
     const spec = buildSpec(core, node, def, input, history, model, grant);
@@ -155,7 +194,10 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
       core.executor,
       spec,
       {
-        granted: [...capabilitiesFor(grant.tools), ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : [])],
+        granted: [
+          ...capabilitiesFor(grant.tools),
+          ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : []),
+        ],
         handlers: (ctx) => core.handlersFor(node, ctx),
         onEvent: (event) => {
           if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
@@ -163,14 +205,23 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
           deliver(event);
         },
         checkBudget: (usage) => {
-          if (runBudget !== undefined && totalTokens(usage) >= runBudget) return `run token budget of ${runBudget} exhausted (${totalTokens(usage)} tokens used)`;
+          if (runBudget !== undefined && totalTokens(usage) >= runBudget)
+            return `run token budget of ${runBudget} exhausted (${totalTokens(usage)} tokens used)`;
           if (tree.exhausted()) return `tree token budget of ${tree.tokenBudget} exhausted`;
           return undefined;
         },
       },
       { timeoutMs: timeoutS * 1000, idleTimeoutMs: idleS * 1000 },
       node.cancel.signal,
-    ).catch((error: unknown): RunEnd => ({ status: 'crashed', result: '', error: toWire(error), usage: emptyUsage(), turns: 0, toolCalls: 0, durationMs: 0 }));
+    ).catch((error: unknown): RunEnd => ({
+      status: 'crashed',
+      result: '',
+      error: toWire(error),
+      usage: emptyUsage(),
+      turns: 0,
+      toolCalls: 0,
+      durationMs: 0,
+    }));
     if (node.holdsSlot) core.scheduler.release();
     node.holdsSlot = false;
     finish(end);
@@ -178,10 +229,20 @@ export async function launch(core: RuntimeCore, input: TaskInput, tree: AgentTre
   return { node };
 }
 
-function buildSpec(core: RuntimeCore, node: RunNode, def: LoadedAgent, input: TaskInput, history: ConversationMessage[], model: WorkerRunSpec['model'], grant: Grant): WorkerRunSpec {
+function buildSpec(
+  core: RuntimeCore,
+  node: RunNode,
+  def: LoadedAgent,
+  input: TaskInput,
+  history: ConversationMessage[],
+  model: WorkerRunSpec['model'],
+  grant: Grant,
+): WorkerRunSpec {
   const rendered = renderPrompt(def.prompt, input.prompt);
   // Agents exposed as tools are subagents too: offered only where the grant may spawn them.
-  const extraTools: ExtraToolDef[] = core.exposedTools(def.name).filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true);
+  const extraTools: ExtraToolDef[] = core
+    .exposedTools(def.name)
+    .filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true);
   const fault = core.options.allowFaultInjection ? core.faultFor(input) : undefined;
   return {
     agentId: node.agentId,
@@ -206,5 +267,11 @@ function buildSpec(core: RuntimeCore, node: RunNode, def: LoadedAgent, input: Ta
 
 /** The abort reason of a cancelled run: a `cancelled` error that says who cancelled it. */
 export function cancelReason(endReason: 'user_cancelled' | 'parent_cancelled'): CadreError {
-  return new CadreError('cancelled', endReason === 'parent_cancelled' ? 'cancelled because its parent ended' : 'cancelled by the caller (stop() or Ctrl-C)', { endReason });
+  return new CadreError(
+    'cancelled',
+    endReason === 'parent_cancelled'
+      ? 'cancelled because its parent ended'
+      : 'cancelled by the caller (stop() or Ctrl-C)',
+    { endReason },
+  );
 }

@@ -21,7 +21,12 @@ export interface ModelEnv {
 }
 
 /** Picks the model name: call > definition > inherit (parent) > configured default. */
-export function pickModel(call: string | undefined, definition: string | undefined, parent: string | undefined, config: CadreConfig): string {
+export function pickModel(
+  call: string | undefined,
+  definition: string | undefined,
+  parent: string | undefined,
+  config: CadreConfig,
+): string {
   if (call && call !== 'inherit') return call;
   if (definition && definition !== 'inherit') return definition;
   if (parent) return parent;
@@ -43,7 +48,8 @@ export function modelConfigFor(
   const base = { maxTokens: 8192, streamIdleTimeoutMs: extra.streamIdleTimeoutMs, maxRetries: 2 };
   if (name === 'offline') return { ...base, provider: 'offline', model: 'offline' };
   if (name === 'replay' || extra.cassette !== undefined) {
-    if (extra.cassette === undefined) throw new CadreError('invalid_input', 'model "replay" needs a cassette (--replay FILE)');
+    if (extra.cassette === undefined)
+      throw new CadreError('invalid_input', 'model "replay" needs a cassette (--replay FILE)');
     return { ...base, provider: 'replay', model: 'replay', cassette: extra.cassette };
   }
   const colon = name.indexOf(':');
@@ -84,6 +90,7 @@ export function modelConfigFor(
 
 /** Maps haiku/sonnet/opus through config, then the built-in defaults. */
 export function resolveAlias(name: string, config: CadreConfig): string {
-  if (name === 'haiku' || name === 'sonnet' || name === 'opus') return config.models[name] ?? DEFAULT_ALIASES[name];
+  if (name === 'haiku' || name === 'sonnet' || name === 'opus')
+    return config.models[name] ?? DEFAULT_ALIASES[name];
   return name;
 }

@@ -59,7 +59,11 @@ export class RuntimeCore {
 
   /** Permission rules from config (one object for the runtime's life, so the policy's parse is reused). */
   get rules(): PolicyRules {
-    this.rulesCache ??= { allow: this.config.permissions.allow, ask: this.config.permissions.ask, deny: this.config.permissions.deny };
+    this.rulesCache ??= {
+      allow: this.config.permissions.allow,
+      ask: this.config.permissions.ask,
+      deny: this.config.permissions.deny,
+    };
     return this.rulesCache;
   }
 
@@ -76,7 +80,11 @@ export class RuntimeCore {
   /** The definition of `name`, or a `not_found` error listing the available ones. */
   agent(name: string): LoadedAgent {
     const def = this.byName.get(name);
-    if (!def) throw new CadreError('not_found', `unknown agent type "${name}"; available: ${this.agentNames().join(', ')}`);
+    if (!def)
+      throw new CadreError(
+        'not_found',
+        `unknown agent type "${name}"; available: ${this.agentNames().join(', ')}`,
+      );
     return def;
   }
 
@@ -87,7 +95,11 @@ export class RuntimeCore {
       .map((a) => ({
         name: a.name.replace(/-/g, '_'),
         description: a.description,
-        input_schema: a.input ?? { type: 'object', properties: { prompt: { type: 'string', description: 'The task' } }, required: ['prompt'] },
+        input_schema: a.input ?? {
+          type: 'object',
+          properties: { prompt: { type: 'string', description: 'The task' } },
+          required: ['prompt'],
+        },
         kind: 'agent' as const,
         agentType: a.name,
       }));
@@ -108,16 +120,25 @@ export class RuntimeCore {
 
   /** The conversation of a finished run, for resume. Refuses unknown and running runs. */
   async resumable(agentId: string): Promise<{ messages: ConversationMessage[] }> {
-    if (this.running.has(agentId)) throw new CadreError('invalid_input', `run ${agentId} is still going; it cannot be resumed until it ends`);
-    if (!/^[A-Za-z0-9_.-]+$/.test(agentId)) throw new CadreError('invalid_input', `"${agentId}" is not an agent id`);
+    if (this.running.has(agentId))
+      throw new CadreError(
+        'invalid_input',
+        `run ${agentId} is still going; it cannot be resumed until it ends`,
+      );
+    if (!/^[A-Za-z0-9_.-]+$/.test(agentId))
+      throw new CadreError('invalid_input', `"${agentId}" is not an agent id`);
     const file = path.join(this.transcriptsDir, `${agentId}.jsonl`);
     const transcript = await readTranscript(file).catch(() => undefined);
-    if (!transcript) throw new CadreError('not_found', `no transcript for agent id "${agentId}" in ${this.transcriptsDir}`);
+    if (!transcript)
+      throw new CadreError('not_found', `no transcript for agent id "${agentId}" in ${this.transcriptsDir}`);
     return { messages: transcript.messages };
   }
 
   /** The capability handlers of one run. */
-  handlersFor(node: RunNode, ctx: { signal: AbortSignal; pauseClock: () => () => void }): Partial<Capabilities> {
+  handlersFor(
+    node: RunNode,
+    ctx: { signal: AbortSignal; pauseClock: () => () => void },
+  ): Partial<Capabilities> {
     return {
       ...effectHandlers({
         agentId: node.agentId,
@@ -142,7 +163,10 @@ export class RuntimeCore {
   /** Claims an agent id for resume; refuses one that is running or already being resumed. */
   reserveResume(agentId: string): void {
     if (this.running.has(agentId) || this.resuming.has(agentId)) {
-      throw new CadreError('invalid_input', `run ${agentId} is still going; it cannot be resumed until it ends`);
+      throw new CadreError(
+        'invalid_input',
+        `run ${agentId} is still going; it cannot be resumed until it ends`,
+      );
     }
     this.resuming.add(agentId);
   }
@@ -159,7 +183,8 @@ export class RuntimeCore {
 
   /** Writes the cassette, when recording. */
   async flushCassette(): Promise<void> {
-    if (this.options.record && this.exchanges.length > 0) await writeFile(this.options.record, this.exchanges.join('\n') + '\n');
+    if (this.options.record && this.exchanges.length > 0)
+      await writeFile(this.options.record, this.exchanges.join('\n') + '\n');
   }
 
   /** Outputs of runs still going, cancelled. */

@@ -24,7 +24,8 @@ export class AgentTree {
       input_tokens: cumulative.input_tokens - before.input_tokens,
       output_tokens: cumulative.output_tokens - before.output_tokens,
       cache_read_input_tokens: cumulative.cache_read_input_tokens - before.cache_read_input_tokens,
-      cache_creation_input_tokens: cumulative.cache_creation_input_tokens - before.cache_creation_input_tokens,
+      cache_creation_input_tokens:
+        cumulative.cache_creation_input_tokens - before.cache_creation_input_tokens,
     });
     return totalTokens(this.usage);
   }

@@ -48,7 +48,8 @@ export class BatchTally {
   /** The closing summary. */
   summary(): string {
     const sorted = [...this.durations].sort((a, b) => a - b);
-    const q = (p: number) => (sorted.length ? (sorted[Math.min(sorted.length - 1, Math.round(p * (sorted.length - 1)))] ?? 0) : 0);
+    const q = (p: number) =>
+      sorted.length ? (sorted[Math.min(sorted.length - 1, Math.round(p * (sorted.length - 1)))] ?? 0) : 0;
     return [
       `batch: ${this.done} of ${this.total} tasks ended in ${formatSeconds((performance.now() - this.startedAt) / 1000)}`,
       `  statuses: ${this.countsText() || 'none'}`,
@@ -65,7 +66,11 @@ function formatSeconds(s: number): string {
 }
 
 /** Draws progress to a stream: redrawn on a TTY, every `intervalMs` otherwise. */
-export function progressReporter(tally: BatchTally, stream: { write(text: string): unknown; isTTY?: boolean }, intervalMs = 5000): { tick(): void; stop(): void } {
+export function progressReporter(
+  tally: BatchTally,
+  stream: { write(text: string): unknown; isTTY?: boolean },
+  intervalMs = 5000,
+): { tick(): void; stop(): void } {
   const tty = stream.isTTY === true;
   let last = 0;
   const draw = () => {

@@ -15,7 +15,8 @@ export async function finishedIds(file: string): Promise<Map<string, TaskStatus>
     if (!line.trim()) continue;
     try {
       const row = JSON.parse(line) as { id?: unknown; status?: unknown };
-      if (typeof row.id === 'string' && typeof row.status === 'string') done.set(row.id, row.status as TaskStatus);
+      if (typeof row.id === 'string' && typeof row.status === 'string')
+        done.set(row.id, row.status as TaskStatus);
     } catch {
       // A line cut short by a kill: that task runs again.
     }

@@ -30,12 +30,18 @@ export interface BatchRunner {
 }
 
 /** Runs `tasks`, yielding results as they finish (not in input order). */
-export function runBatch(runtime: BatchRunner, tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>, options: BatchOptions = {}): AsyncIterable<BatchResult> {
+export function runBatch(
+  runtime: BatchRunner,
+  tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>,
+  options: BatchOptions = {},
+): AsyncIterable<BatchResult> {
   const out = new EventChannel<BatchResult>();
   const lanes = Math.max(1, options.concurrency ?? 16);
-  const iterator = (Symbol.asyncIterator in tasks ? tasks[Symbol.asyncIterator]() : (tasks as Iterable<BatchTask>)[Symbol.iterator]()) as
-    | AsyncIterator<BatchTask>
-    | Iterator<BatchTask>;
+  const iterator = (
+    Symbol.asyncIterator in tasks
+      ? tasks[Symbol.asyncIterator]()
+      : (tasks as Iterable<BatchTask>)[Symbol.iterator]()
+  ) as AsyncIterator<BatchTask> | Iterator<BatchTask>;
   const running = new Set<TaskHandle>();
   const onAbort = () => {
     for (const handle of running) handle.stop();
@@ -57,9 +63,9 @@ export function runBatch(runtime: BatchRunner, tasks: Iterable<BatchTask> | Asyn
           subagent_type: task.agent,
           prompt: task.prompt,
           description: `batch task ${task.id}`,
-          ...(task.model ?? options.model ? { model: task.model ?? options.model } : {}),
-          ...(task.timeout ?? options.timeout ? { timeout: task.timeout ?? options.timeout } : {}),
-          ...(task.max_turns ?? options.maxTurns ? { max_turns: task.max_turns ?? options.maxTurns } : {}),
+          ...((task.model ?? options.model) ? { model: task.model ?? options.model } : {}),
+          ...((task.timeout ?? options.timeout) ? { timeout: task.timeout ?? options.timeout } : {}),
+          ...((task.max_turns ?? options.maxTurns) ? { max_turns: task.max_turns ?? options.maxTurns } : {}),
           ...(options.tokenBudget ? { token_budget: options.tokenBudget } : {}),
           ...(options.permissionMode ? { permission_mode: options.permissionMode } : {}),
           ...(task.cwd ? { cwd: task.cwd } : {}),

@@ -83,10 +83,20 @@ function jsonlEntries(content: string): Entries {
 function yamlEntries(content: string): Entries {
   const counter = new LineCounter();
   const doc = parseDocument(content, { lineCounter: counter, prettyErrors: false, customTags: [] });
-  const issues: TaskFileIssue[] = doc.errors.map((e) => ({ line: e.linePos?.[0].line ?? 1, message: `invalid YAML: ${e.message.split('\n')[0] ?? e.message}` }));
+  const issues: TaskFileIssue[] = doc.errors.map((e) => ({
+    line: e.linePos?.[0].line ?? 1,
+    message: `invalid YAML: ${e.message.split('\n')[0] ?? e.message}`,
+  }));
   if (issues.length > 0) return { items: [], issues };
-  const root = isMap(doc.contents) && doc.contents.get('tasks') !== undefined ? doc.contents.get('tasks', true) : doc.contents;
-  if (!isSeq(root)) return { items: [], issues: [{ line: 1, message: 'expected a YAML list of tasks (or a `tasks:` list)' }] };
+  const root =
+    isMap(doc.contents) && doc.contents.get('tasks') !== undefined
+      ? doc.contents.get('tasks', true)
+      : doc.contents;
+  if (!isSeq(root))
+    return {
+      items: [],
+      issues: [{ line: 1, message: 'expected a YAML list of tasks (or a `tasks:` list)' }],
+    };
   const items = root.items.map((node) => {
     const offset = (node as { range?: [number, number, number] }).range?.[0] ?? 0;
     return { line: counter.linePos(offset).line, value: (node as { toJSON(): unknown }).toJSON() };

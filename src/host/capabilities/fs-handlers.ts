@@ -40,15 +40,29 @@ export interface EffectContext {
 type Handler<K extends CapabilityName> = Capabilities[K];
 
 /** Parses a request or throws `invalid_input` naming the field. */
-export function parseRequest<K extends keyof typeof CapabilityRequests>(name: K, raw: unknown): ReturnType<(typeof CapabilityRequests)[K]['parse']> {
+export function parseRequest<K extends keyof typeof CapabilityRequests>(
+  name: K,
+  raw: unknown,
+): ReturnType<(typeof CapabilityRequests)[K]['parse']> {
   const parsed = CapabilityRequests[name].safeParse(raw);
   if (!parsed.success) throw new CadreError('invalid_input', formatZodError(parsed.error, name).join('; '));
   return parsed.data as ReturnType<(typeof CapabilityRequests)[K]['parse']>;
 }
 
 /** Runs the policy (and the approval queue) for one call; throws when denied. */
-async function authorize(ctx: EffectContext, input: Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>, summary: string): Promise<string> {
-  const verdict = decide({ ...input, projectDir: ctx.projectDir, extraRoots: ctx.extraRoots, homeDir: ctx.homeDir, mode: ctx.mode, rules: ctx.rules });
+async function authorize(
+  ctx: EffectContext,
+  input: Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>,
+  summary: string,
+): Promise<string> {
+  const verdict = decide({
+    ...input,
+    projectDir: ctx.projectDir,
+    extraRoots: ctx.extraRoots,
+    homeDir: ctx.homeDir,
+    mode: ctx.mode,
+    rules: ctx.rules,
+  });
   if (verdict.decision === 'allow') return verdict.reason;
   if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
   const resume = ctx.pauseClock();
@@ -69,30 +83,48 @@ async function authorize(ctx: EffectContext, input: Omit<PolicyInput, 'projectDi
   }
 }
 
+/** Codes that mean the policy or a person refused the call (audited as `deny`). */
+const REFUSALS: ReadonlySet<string> = new Set([
+  'permission_denied',
+  'approval_denied',
+  'path_outside_project',
+  'sensitive_path',
+]);
+
 /** Wraps an effect with timing and the audit log; every result is an envelope. */
-function audited<T>(ctx: EffectContext, capability: string, summary: string, work: () => Promise<{ value: T; reason: string }>): Promise<Envelope<T>> {
+function audited<T>(
+  ctx: EffectContext,
+  capability: string,
+  summary: string,
+  work: () => Promise<{ value: T; reason: string }>,
+): Promise<Envelope<T>> {
   const started = performance.now();
+  const record = (entry: { decision: 'allow' | 'deny'; reason: string; ok: boolean; errorCode?: string }) =>
+    ctx.audit?.record({
+      at: Date.now(),
+      agentId: ctx.agentId,
+      agentType: ctx.agentType,
+      capability,
+      args: summary,
+      durationMs: performance.now() - started,
+      ...entry,
+    });
   return work().then(
     ({ value, reason }) => {
-      ctx.audit?.record({ at: Date.now(), agentId: ctx.agentId, agentType: ctx.agentType, capability, args: summary, decision: 'allow', reason, durationMs: performance.now() - started, ok: true });
+      record({ decision: 'allow', reason, ok: true });
       return ok(value);
     },
     (error: unknown) => {
       const envelope = fail(error);
-      const code = envelope.ok ? undefined : envelope.error.code;
-      const denied = code === 'permission_denied' || code === 'approval_denied' || code === 'path_outside_project' || code === 'sensitive_path';
-      ctx.audit?.record({
-        at: Date.now(),
-        agentId: ctx.agentId,
-        agentType: ctx.agentType,
-        capability,
-        args: summary,
-        decision: denied ? 'deny' : 'allow',
-        reason: envelope.ok ? '' : envelope.error.message,
-        durationMs: performance.now() - started,
-        ok: false,
-        ...(code ? { errorCode: code } : {}),
-      });
+      if (!envelope.ok) {
+        const { code, message } = envelope.error;
+        record({
+          decision: REFUSALS.has(code) ? 'deny' : 'allow',
+          reason: message,
+          ok: false,
+          errorCode: code,
+        });
+      }
       return envelope;
     },
   );
@@ -108,38 +140,69 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const req = parseRequest('fs.read', raw);
       const target = await resolve(req.path);
       const reason = await authorize(ctx, { capability: 'fs.read', path: target }, `read ${req.path}`);
-      const value = await readText(target.real, { ...(req.offset ? { offset: req.offset } : {}), ...(req.limit ? { limit: req.limit } : {}) });
+      const value = await readText(target.real, {
+        ...(req.offset ? { offset: req.offset } : {}),
+        ...(req.limit ? { limit: req.limit } : {}),
+      });
       return { value: { ...value, path: target.absolute }, reason };
     });
   };
   const readManyHandler: Handler<'fs.readMany'> = (raw) =>
-    audited(ctx, 'fs.readMany', `${String((raw as { paths?: unknown[] })?.paths?.length ?? 0)} files`, async () => {
-      const req = parseRequest('fs.readMany', raw);
-      const targets = await resolveMany(req.paths, ctx.projectDir);
-      // Each path is judged on its own: denied ones are skipped, never read.
-      const allowed: ResolvedPath[] = [];
-      const skipped: { path: string; reason: string }[] = [];
-      for (const t of targets) {
-        const v = decide({ capability: 'fs.read', path: t, projectDir: ctx.projectDir, extraRoots: ctx.extraRoots, homeDir: ctx.homeDir, mode: ctx.mode, rules: ctx.rules });
-        if (v.decision === 'allow') allowed.push(t);
-        else skipped.push({ path: t.requested, reason: v.reason });
-      }
-      const result = await readMany(allowed.map((t) => t.real), req.maxBytesPerFile);
-      const byReal = new Map(allowed.map((t) => [t.real, t.requested]));
-      return {
-        value: {
-          files: result.files.map((f) => ({ ...f, path: byReal.get(f.path) ?? f.path })),
-          skipped: [...skipped, ...result.skipped.map((s) => ({ path: byReal.get(s.path) ?? s.path, reason: s.reason }))],
-        },
-        reason: `${allowed.length} of ${targets.length} paths allowed`,
-      };
-    });
+    audited(
+      ctx,
+      'fs.readMany',
+      `${String((raw as { paths?: unknown[] })?.paths?.length ?? 0)} files`,
+      async () => {
+        const req = parseRequest('fs.readMany', raw);
+        const targets = await resolveMany(req.paths, ctx.projectDir);
+        // Each path is judged on its own: denied ones are skipped, never read.
+        const allowed: ResolvedPath[] = [];
+        const skipped: { path: string; reason: string }[] = [];
+        for (const t of targets) {
+          const v = decide({
+            capability: 'fs.read',
+            path: t,
+            projectDir: ctx.projectDir,
+            extraRoots: ctx.extraRoots,
+            homeDir: ctx.homeDir,
+            mode: ctx.mode,
+            rules: ctx.rules,
+          });
+          if (v.decision === 'allow') allowed.push(t);
+          else skipped.push({ path: t.requested, reason: v.reason });
+        }
+        const result = await readMany(
+          allowed.map((t) => t.real),
+          req.maxBytesPerFile,
+        );
+        const byReal = new Map(allowed.map((t) => [t.real, t.requested]));
+        return {
+          value: {
+            files: result.files.map((f) => ({ ...f, path: byReal.get(f.path) ?? f.path })),
+            skipped: [
+              ...skipped,
+              ...result.skipped.map((s) => ({ path: byReal.get(s.path) ?? s.path, reason: s.reason })),
+            ],
+          },
+          reason: `${allowed.length} of ${targets.length} paths allowed`,
+        };
+      },
+    );
   const globHandler: Handler<'fs.glob'> = (raw) =>
     audited(ctx, 'fs.glob', String((raw as { pattern?: unknown })?.pattern ?? ''), async () => {
       const req = parseRequest('fs.glob', raw);
       const target = await resolve(req.path ?? '.');
-      const reason = await authorize(ctx, { capability: 'fs.glob', path: target, pattern: req.pattern }, `glob ${req.pattern}`);
-      const value = await glob(target.real, req.pattern, { projectDir: ctx.projectDir, roots, ...(req.limit ? { limit: req.limit } : {}), ...(req.sort ? { sort: req.sort } : {}) });
+      const reason = await authorize(
+        ctx,
+        { capability: 'fs.glob', path: target, pattern: req.pattern },
+        `glob ${req.pattern}`,
+      );
+      const value = await glob(target.real, req.pattern, {
+        projectDir: ctx.projectDir,
+        roots,
+        ...(req.limit ? { limit: req.limit } : {}),
+        ...(req.sort ? { sort: req.sort } : {}),
+      });
       return { value, reason };
     });
   const statHandler: Handler<'fs.stat'> = (raw) =>
@@ -162,24 +225,41 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
     return audited(ctx, 'fs.write', summary, async () => {
       const req = parseRequest('fs.write', raw);
       const target = await resolve(req.path);
-      const reason = await authorize(ctx, { capability: 'fs.write', path: target }, `write ${req.path} (${req.content.length} chars)`);
-      const value = await writeAtomic(target.real, req.content, req.expectedMtimeMs === undefined ? {} : { expectedMtimeMs: req.expectedMtimeMs });
+      const reason = await authorize(
+        ctx,
+        { capability: 'fs.write', path: target },
+        `write ${req.path} (${req.content.length} chars)`,
+      );
+      const value = await writeAtomic(
+        target.real,
+        req.content,
+        req.expectedMtimeMs === undefined ? {} : { expectedMtimeMs: req.expectedMtimeMs },
+      );
       return { value: { ...value, path: target.absolute }, reason };
     });
   };
   const exec: Handler<'exec.run'> = (raw) =>
-    audited(ctx, 'exec.run', String((raw as { command?: unknown })?.command ?? '').slice(0, 200), async () => {
-      const req = parseRequest('exec.run', raw);
-      const reason = await authorize(ctx, { capability: 'exec.run', command: req.command }, `run: ${req.command}`);
-      const value = await runCommand({
-        command: req.command,
-        cwd: ctx.projectDir,
-        sandbox: ctx.sandbox,
-        signal: ctx.signal,
-        ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
-      });
-      return { value, reason };
-    });
+    audited(
+      ctx,
+      'exec.run',
+      String((raw as { command?: unknown })?.command ?? '').slice(0, 200),
+      async () => {
+        const req = parseRequest('exec.run', raw);
+        const reason = await authorize(
+          ctx,
+          { capability: 'exec.run', command: req.command },
+          `run: ${req.command}`,
+        );
+        const value = await runCommand({
+          command: req.command,
+          cwd: ctx.projectDir,
+          sandbox: ctx.sandbox,
+          signal: ctx.signal,
+          ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
+        });
+        return { value, reason };
+      },
+    );
   return {
     'fs.read': read,
     'fs.readMany': readManyHandler,

@@ -7,7 +7,6 @@ import type { CapabilityName, Capabilities } from '../../shared/capabilities.js'
 import { CadreError, fail, type Envelope } from '../../shared/errors.js';
 import type { Endpoint } from '../../shared/endpoint.js';
 
-
 /** Called for every capability call after it settles (for idle watchdogs and accounting). */
 export type CallObserver = (name: CapabilityName, phase: 'start' | 'end') => void;
 
@@ -47,7 +46,9 @@ export function exposeGateway(
     (arg: unknown) => Promise<Envelope<unknown>>
   >;
   for (const name of allowed) {
-    const handler = handlers[name as CapabilityName] as unknown as (arg: unknown) => Promise<Envelope<unknown>>;
+    const handler = handlers[name as CapabilityName] as unknown as (
+      arg: unknown,
+    ) => Promise<Envelope<unknown>>;
     table[name] = async (arg: unknown) => {
       if (closed) return fail(new CadreError('cancelled', 'the run has ended; capability calls are refused'));
       inFlight++;
@@ -102,12 +103,14 @@ export function exposeGateway(
 function admit(data: Record<string, unknown>, allowed: ReadonlySet<string>): true | string {
   const { type, path, argumentList } = data;
   if (type === 'RELEASE') return true;
-  if (type !== 'APPLY') return `capability port: ${String(type)} is not allowed; only calls of granted capabilities are`;
+  if (type !== 'APPLY')
+    return `capability port: ${String(type)} is not allowed; only calls of granted capabilities are`;
   if (!Array.isArray(path) || path.length !== 1 || typeof path[0] !== 'string') {
     return `capability port: only direct calls of a granted capability are allowed (path ${JSON.stringify(path)})`;
   }
   if (!allowed.has(path[0])) return `not_granted: capability "${path[0]}" is not granted to this agent`;
-  if (!Array.isArray(argumentList) || argumentList.length > 1) return 'capability port: a call takes one argument';
+  if (!Array.isArray(argumentList) || argumentList.length > 1)
+    return 'capability port: a call takes one argument';
   for (const arg of argumentList) {
     if (!arg || typeof arg !== 'object' || (arg as { type?: unknown }).type !== 'RAW') {
       return 'capability port: arguments must be plain data (no proxies or transferred handlers)';

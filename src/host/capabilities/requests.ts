@@ -8,15 +8,38 @@ const path = z.string().min(1).max(4096);
 
 /** Request schema per capability. */
 export const CapabilityRequests = {
-  'fs.read': z.strictObject({ path, offset: z.number().int().positive().optional(), limit: z.number().int().positive().optional() }),
-  'fs.readMany': z.strictObject({ paths: z.array(path).max(5000), maxBytesPerFile: z.number().int().positive().max(10_485_760).optional() }),
-  'fs.glob': z.strictObject({ pattern: z.string().min(1).max(1000), path: path.optional(), limit: z.number().int().positive().max(100_000).optional(), sort: z.enum(['mtime', 'path']).optional() }),
+  'fs.read': z.strictObject({
+    path,
+    offset: z.number().int().positive().optional(),
+    limit: z.number().int().positive().optional(),
+  }),
+  'fs.readMany': z.strictObject({
+    paths: z.array(path).max(5000),
+    maxBytesPerFile: z.number().int().positive().max(10_485_760).optional(),
+  }),
+  'fs.glob': z.strictObject({
+    pattern: z.string().min(1).max(1000),
+    path: path.optional(),
+    limit: z.number().int().positive().max(100_000).optional(),
+    sort: z.enum(['mtime', 'path']).optional(),
+  }),
   'fs.stat': z.strictObject({ path }),
   'fs.list': z.strictObject({ path, ignore: z.array(z.string().max(1000)).max(100).optional() }),
-  'fs.write': z.strictObject({ path, content: z.string().max(50 * 1024 * 1024), expectedMtimeMs: z.number().optional() }),
-  'exec.run': z.strictObject({ command: z.string().min(1).max(100_000), timeoutMs: z.number().int().positive().max(600_000).optional(), description: z.string().max(1000).optional() }),
+  'fs.write': z.strictObject({
+    path,
+    content: z.string().max(50 * 1024 * 1024),
+    expectedMtimeMs: z.number().optional(),
+  }),
+  'exec.run': z.strictObject({
+    command: z.string().min(1).max(100_000),
+    timeoutMs: z.number().int().positive().max(600_000).optional(),
+    description: z.string().max(1000).optional(),
+  }),
   'agents.task': TaskInput,
-  'agents.output': z.strictObject({ agentId: z.string().min(1).max(200), timeoutMs: z.number().int().min(0).max(3_600_000).optional() }),
+  'agents.output': z.strictObject({
+    agentId: z.string().min(1).max(200),
+    timeoutMs: z.number().int().min(0).max(3_600_000).optional(),
+  }),
   'agents.stop': z.strictObject({ agentId: z.string().min(1).max(200) }),
   'todos.read': z.strictObject({}),
   'todos.write': z.strictObject({ todos: z.array(TodoItem).max(200) }),

@@ -6,7 +6,9 @@ import { runCli } from './program.js';
 if (process.env.CADRE_REPORT_RESOURCES === '1') {
   process.on('exit', () => {
     const r = process.resourceUsage();
-    process.stderr.write(`${JSON.stringify({ cadreResources: { maxRSSKb: r.maxRSS, userUs: r.userCPUTime, systemUs: r.systemCPUTime } })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ cadreResources: { maxRSSKb: r.maxRSS, userUs: r.userCPUTime, systemUs: r.systemCPUTime } })}\n`,
+    );
   });
 }
 

@@ -79,17 +79,23 @@ export class Deadline {
     if (!this.graceFired && this.graceAtMs !== undefined) {
       const toGrace = this.graceAtMs - this.elapsedMs();
       this.timers.push(
-        this.clock.setTimeout(() => {
-          this.graceFired = true;
-          this.onGrace();
-        }, Math.max(0, toGrace)),
+        this.clock.setTimeout(
+          () => {
+            this.graceFired = true;
+            this.onGrace();
+          },
+          Math.max(0, toGrace),
+        ),
       );
     }
     this.timers.push(
-      this.clock.setTimeout(() => {
-        this.done = true;
-        this.onExpire();
-      }, Math.max(0, left)),
+      this.clock.setTimeout(
+        () => {
+          this.done = true;
+          this.onExpire();
+        },
+        Math.max(0, left),
+      ),
     );
   }
 

@@ -63,13 +63,23 @@ let lastSample = new WeakMap<Worker, { used: number; limit: number }>();
  * The last heap sample of a thread. The limit is the configured cap, not V8's heap_size_limit,
  * which also counts the young generation and reads several times larger than the cap.
  */
-function sampleThread(worker: Worker | undefined, capMb: number | undefined): { used: number; limit: number } | undefined {
+function sampleThread(
+  worker: Worker | undefined,
+  capMb: number | undefined,
+): { used: number; limit: number } | undefined {
   if (!worker || !hostHeapSamplingSupported()) return undefined;
-  const w = worker as unknown as { getHeapStatistics?: () => Promise<{ used_heap_size: number; heap_size_limit: number }> };
+  const w = worker as unknown as {
+    getHeapStatistics?: () => Promise<{ used_heap_size: number; heap_size_limit: number }>;
+  };
   if (typeof w.getHeapStatistics !== 'function') return undefined;
   // getHeapStatistics is asynchronous: report the previous sample and request the next one.
   w.getHeapStatistics()
-    .then((s) => lastSample.set(worker, { used: s.used_heap_size, limit: capMb === undefined ? s.heap_size_limit : capMb * 1048576 }))
+    .then((s) =>
+      lastSample.set(worker, {
+        used: s.used_heap_size,
+        limit: capMb === undefined ? s.heap_size_limit : capMb * 1048576,
+      }),
+    )
     .catch(() => undefined);
   return lastSample.get(worker);
 }
@@ -122,7 +132,12 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
         child.on('message', (data: unknown) => {
           const tagged = data as { ch?: string; m?: unknown };
           if (tagged?.ch === 'result') resolve(tagged.m as WorkerRunResult);
-          if (tagged?.ch === 'error') reject(Object.assign(new Error(String((tagged.m as { message?: string })?.message)), { code: 'ERR_WORKER_ERROR' }));
+          if (tagged?.ch === 'error')
+            reject(
+              Object.assign(new Error(String((tagged.m as { message?: string })?.message)), {
+                code: 'ERR_WORKER_ERROR',
+              }),
+            );
         });
         child.on('exit', (code, sig) => {
           signal.removeEventListener('abort', kill);

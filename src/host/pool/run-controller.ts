@@ -54,7 +54,16 @@ export interface RunEnd {
 }
 
 /** Event types a worker may report; anything else from a worker is dropped. */
-const WORKER_EVENTS: ReadonlySet<string> = new Set(['text-delta', 'tool-call', 'tool-result', 'message-append', 'turn-end', 'usage', 'notice', 'model-exchange']);
+const WORKER_EVENTS: ReadonlySet<string> = new Set([
+  'text-delta',
+  'tool-call',
+  'tool-result',
+  'message-append',
+  'turn-end',
+  'usage',
+  'notice',
+  'model-exchange',
+]);
 
 /** What a worker's loop may return; a malformed result is a crash, not a status. */
 const WorkerResultSchema = z.object({
@@ -101,7 +110,8 @@ export async function runToEnd(
     lastActivity = performance.now();
   };
 
-  const graceAt = limits.graceAtMs === null ? undefined : (limits.graceAtMs ?? graceOffsetMs(limits.timeoutMs));
+  const graceAt =
+    limits.graceAtMs === null ? undefined : (limits.graceAtMs ?? graceOffsetMs(limits.timeoutMs));
   let paused = 0;
   const pauseClock = () => {
     paused++;
@@ -117,7 +127,12 @@ export async function runToEnd(
     touch();
     const list = Array.isArray(raw) ? raw : [];
     for (const item of list) {
-      const forced = { ...(item as object), agentId: spec.agentId, depth: spec.depth, ...(spec.parentId ? { parentId: spec.parentId } : {}) };
+      const forced = {
+        ...(item as object),
+        agentId: spec.agentId,
+        depth: spec.depth,
+        ...(spec.parentId ? { parentId: spec.parentId } : {}),
+      };
       const parsed = AgentEvent.safeParse(forced);
       // Only what an agent loop produces: lifecycle, approval and todo events are the host's own.
       if (!parsed.success || !WORKER_EVENTS.has(parsed.data.type)) continue;
@@ -139,7 +154,10 @@ export async function runToEnd(
     return { ok: true as const, value: null };
   };
 
-  const handlers = { ...hooks.handlers({ signal: effects.signal, pauseClock }), 'events.emit': emit } as Partial<Capabilities>;
+  const handlers = {
+    ...hooks.handlers({ signal: effects.signal, pauseClock }),
+    'events.emit': emit,
+  } as Partial<Capabilities>;
   const onCancel = () => {
     const why = (cancel?.reason as { details?: { endReason?: unknown } } | undefined)?.details?.endReason;
     stop({ kind: 'cancel', reason: why === 'parent_cancelled' ? 'parent_cancelled' : 'user_cancelled' });
@@ -147,7 +165,14 @@ export async function runToEnd(
   if (cancel?.aborted) {
     // Cancelled before it started: no worker is launched at all.
     onCancel();
-    return { result: '', usage, turns: 0, toolCalls: 0, durationMs: 0, ...endFor(killReason, undefined, limits) };
+    return {
+      result: '',
+      usage,
+      turns: 0,
+      toolCalls: 0,
+      durationMs: 0,
+      ...endFor(killReason, undefined, limits),
+    };
   }
   cancel?.addEventListener('abort', onCancel, { once: true });
 
@@ -160,14 +185,23 @@ export async function runToEnd(
   );
   const gateway = exposeGateway(launched.caps, handlers, [...hooks.granted, 'events.emit'], touch);
   deadline.start();
-  const watch = setInterval(() => {
-    // A run waiting on a capability (a child agent, a command) is not idle: those have their own limits.
-    if (workerStarted && paused === 0 && gateway.pending() === 0 && performance.now() - lastActivity > limits.idleTimeoutMs) stop({ kind: 'idle' });
-    const heap = launched.heap();
-    if (heap && heap.used > heap.limit * (limits.heapKillFraction ?? 0.9)) {
-      stop({ kind: 'oom', usedMb: Math.round(heap.used / 1048576) });
-    }
-  }, Math.max(10, Math.min(limits.heapSampleMs ?? 25, limits.idleTimeoutMs / 4)));
+  const watch = setInterval(
+    () => {
+      // A run waiting on a capability (a child agent, a command) is not idle: those have their own limits.
+      if (
+        workerStarted &&
+        paused === 0 &&
+        gateway.pending() === 0 &&
+        performance.now() - lastActivity > limits.idleTimeoutMs
+      )
+        stop({ kind: 'idle' });
+      const heap = launched.heap();
+      if (heap && heap.used > heap.limit * (limits.heapKillFraction ?? 0.9)) {
+        stop({ kind: 'oom', usedMb: Math.round(heap.used / 1048576) });
+      }
+    },
+    Math.max(10, Math.min(limits.heapSampleMs ?? 25, limits.idleTimeoutMs / 4)),
+  );
 
   let outcome: { ok: true; value: WorkerRunResult } | { ok: false; error: unknown };
   try {
@@ -187,7 +221,16 @@ export async function runToEnd(
   if (outcome.ok && !killReason) {
     const checked = WorkerResultSchema.safeParse(outcome.value);
     if (!checked.success) {
-      return { ...base, result: lastText, status: 'crashed', error: { code: 'worker_died', reason: 'worker_error', message: `the worker returned a malformed result: ${formatZodError(checked.error).join('; ')}` } };
+      return {
+        ...base,
+        result: lastText,
+        status: 'crashed',
+        error: {
+          code: 'worker_died',
+          reason: 'worker_error',
+          message: `the worker returned a malformed result: ${formatZodError(checked.error).join('; ')}`,
+        },
+      };
     }
     const r = checked.data;
     // A model stream that went silent is the idle watchdog firing inside the worker: same status.
@@ -206,21 +249,52 @@ export async function runToEnd(
 }
 
 /** Maps a kill reason or a worker failure to a status and error. */
-function endFor(kill: KillReason | undefined, error: unknown, limits: RunLimits): Pick<RunEnd, 'status' | 'error'> {
+function endFor(
+  kill: KillReason | undefined,
+  error: unknown,
+  limits: RunLimits,
+): Pick<RunEnd, 'status' | 'error'> {
   switch (kill?.kind) {
     case 'timeout':
-      return { status: 'timeout', error: { code: 'timeout', message: `run exceeded its timeout of ${limits.timeoutMs / 1000} s and was terminated` } };
+      return {
+        status: 'timeout',
+        error: {
+          code: 'timeout',
+          message: `run exceeded its timeout of ${limits.timeoutMs / 1000} s and was terminated`,
+        },
+      };
     case 'idle':
       return {
         status: 'timeout',
-        error: { code: 'timeout', reason: 'idle_timeout', message: `no model output or tool activity for ${limits.idleTimeoutMs / 1000} s; the run was terminated` },
+        error: {
+          code: 'timeout',
+          reason: 'idle_timeout',
+          message: `no model output or tool activity for ${limits.idleTimeoutMs / 1000} s; the run was terminated`,
+        },
       };
     case 'cancel':
-      return { status: 'cancelled', error: { code: 'cancelled', reason: kill.reason, message: kill.reason === 'parent_cancelled' ? 'cancelled because its parent ended' : 'cancelled by the caller (stop() or Ctrl-C)' } };
+      return {
+        status: 'cancelled',
+        error: {
+          code: 'cancelled',
+          reason: kill.reason,
+          message:
+            kill.reason === 'parent_cancelled'
+              ? 'cancelled because its parent ended'
+              : 'cancelled by the caller (stop() or Ctrl-C)',
+        },
+      };
     case 'budget':
       return { status: 'budget_exceeded', error: { code: 'budget_exceeded', message: kill.message } };
     case 'oom':
-      return { status: 'crashed', error: { code: 'out_of_memory', reason: 'out_of_memory', message: `worker heap reached ${kill.usedMb} MB, near its limit; killed before V8 aborts` } };
+      return {
+        status: 'crashed',
+        error: {
+          code: 'out_of_memory',
+          reason: 'out_of_memory',
+          message: `worker heap reached ${kill.usedMb} MB, near its limit; killed before V8 aborts`,
+        },
+      };
     case undefined:
       break;
   }
@@ -229,6 +303,7 @@ function endFor(kill: KillReason | undefined, error: unknown, limits: RunLimits)
   if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
     return { status: 'crashed', error: { code: 'out_of_memory', reason: 'out_of_memory', message } };
   }
-  if (/exited/i.test(message)) return { status: 'crashed', error: { code: 'worker_died', reason: 'worker_exit', message } };
+  if (/exited/i.test(message))
+    return { status: 'crashed', error: { code: 'worker_died', reason: 'worker_exit', message } };
   return { status: 'crashed', error: { code: 'worker_died', reason: 'worker_error', message } };
 }

@@ -53,12 +53,20 @@ export class ThreadPool {
       atomics: 'disabled',
       concurrentTasksPerWorker: 1,
       maxQueue: 'auto',
-      execArgv: options.permission === false ? [] : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])]),
+      execArgv:
+        options.permission === false
+          ? []
+          : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])]),
       ...(memory === undefined
         ? {}
         : // A small young generation: a large one costs every thread RSS, and with a small heap
           // cap it lets one burst of allocation overshoot the cap (V8 then aborts the process).
-          { resourceLimits: { maxOldGenerationSizeMb: memory, maxYoungGenerationSizeMb: Math.max(4, Math.min(16, Math.floor(memory / 8))) } }),
+          {
+            resourceLimits: {
+              maxOldGenerationSizeMb: memory,
+              maxYoungGenerationSizeMb: Math.max(4, Math.min(16, Math.floor(memory / 8))),
+            },
+          }),
     });
     this.piscina.on('error', (error: unknown) => options.onError?.(error));
   }

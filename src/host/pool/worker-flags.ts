@@ -14,7 +14,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  * run compiled code: when the host itself runs from source (tests, benchmarks), it still points
  * at the package's dist/.
  */
-export const DIST_DIR = import.meta.url.endsWith('.ts') ? path.resolve(here, '..', '..', '..', 'dist') : path.resolve(here, '..', '..');
+export const DIST_DIR = import.meta.url.endsWith('.ts')
+  ? path.resolve(here, '..', '..', '..', 'dist')
+  : path.resolve(here, '..', '..');
 
 /** The `node_modules` directories that the worker's imports resolve into. */
 function dependencyRoots(): string[] {

@@ -3,12 +3,12 @@
 // remembers where it came from and which lower definitions of its name it hides.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type {
-  AgentDefinition,
+import {
   AgentSource,
-  LoadedAgent,
-  RegistryIssue,
-  RegistryResult,
+  type AgentDefinition,
+  type LoadedAgent,
+  type RegistryIssue,
+  type RegistryResult,
 } from '../../shared/agent-definition.js';
 import { configPath, type LoadedConfig, loadConfig } from '../config.js';
 import { readCliAgents } from './cli-agents.js';
@@ -33,16 +33,7 @@ export interface LoadRegistryOptions {
 }
 
 /** The sources in precedence order, highest first. */
-export const SOURCE_ORDER: readonly AgentSource[] = [
-  'project-config',
-  'project',
-  'project-claude',
-  'cli',
-  'user-config',
-  'user',
-  'user-claude',
-  'builtin',
-];
+export const SOURCE_ORDER: readonly AgentSource[] = AgentSource.options;
 
 interface Candidate {
   source: AgentSource;

@@ -19,7 +19,10 @@ export const taskOutputTool: Tool = {
     const parsed = parseToolInput('TaskOutput', TaskOutputInput, input);
     if (!parsed.ok) return parsed.result;
     const waitMs = parsed.data.block === false ? 0 : Math.round((parsed.data.timeout ?? 30) * 1000);
-    const envelope = await callCapability(ctx, 'agents.output', { agentId: parsed.data.agent_id, timeoutMs: waitMs });
+    const envelope = await callCapability(ctx, 'agents.output', {
+      agentId: parsed.data.agent_id,
+      timeoutMs: waitMs,
+    });
     if (!envelope.ok) return capabilityFailure(envelope.error);
     const value = envelope.value;
     if (value.status === 'running') return toolText(`agentId: ${value.agentId}\nstatus: still running`);
@@ -37,6 +40,10 @@ export const taskStopTool: Tool = {
     if (!parsed.ok) return parsed.result;
     const envelope = await callCapability(ctx, 'agents.stop', { agentId: parsed.data.agent_id });
     if (!envelope.ok) return capabilityFailure(envelope.error);
-    return toolText(envelope.value.stopped ? `stopped ${envelope.value.agentId}` : `${envelope.value.agentId} had already finished`);
+    return toolText(
+      envelope.value.stopped
+        ? `stopped ${envelope.value.agentId}`
+        : `${envelope.value.agentId} had already finished`,
+    );
   },
 };

@@ -6,7 +6,14 @@ import type { ExtraToolDef } from '../../shared/run-spec.js';
 import { usageLine, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { TaskToolInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from '../tools/call-capability.js';
-import { parseToolInput, toInputSchema, toolError, toolText, type Tool, type ToolResult } from '../tools/tool.js';
+import {
+  parseToolInput,
+  toInputSchema,
+  toolError,
+  toolText,
+  type Tool,
+  type ToolResult,
+} from '../tools/tool.js';
 
 /** How the model sees a finished child run. */
 export function formatChildOutput(output: TaskOutput): ToolResult {
@@ -57,7 +64,9 @@ export function taskTool(spawnable: readonly string[] | undefined): Tool {
       if (!parsed.ok) return parsed.result;
       const d = parsed.data;
       if (spawnable && !spawnable.includes(d.subagent_type)) {
-        return toolError(`not_granted: this agent may only launch: ${spawnable.join(', ')} (asked for "${d.subagent_type}")`);
+        return toolError(
+          `not_granted: this agent may only launch: ${spawnable.join(', ')} (asked for "${d.subagent_type}")`,
+        );
       }
       return delegate(ctx, {
         subagent_type: d.subagent_type,
@@ -81,9 +90,10 @@ export function exposedAgentTool(def: ExtraToolDef): Tool {
     inputSchema: def.input_schema,
     async run(input, ctx) {
       if (!def.agentType) return toolError(`internal: tool ${def.name} names no agent type`);
-      const prompt = typeof input === 'object' && input !== null && 'prompt' in input && typeof input.prompt === 'string'
-        ? input.prompt
-        : `Input:\n${JSON.stringify(input, null, 2)}`;
+      const prompt =
+        typeof input === 'object' && input !== null && 'prompt' in input && typeof input.prompt === 'string'
+          ? input.prompt
+          : `Input:\n${JSON.stringify(input, null, 2)}`;
       return delegate(ctx, { subagent_type: def.agentType, prompt, description: def.name });
     },
   };

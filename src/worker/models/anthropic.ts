@@ -69,7 +69,13 @@ const fetchWithActivity: typeof fetch = async (input, init) => {
 };
 
 function sdkClient(config: ModelConfig): Anthropic {
-  const key = JSON.stringify([config.apiKey, config.authToken, config.baseURL, config.maxRetries, config.streamIdleTimeoutMs]);
+  const key = JSON.stringify([
+    config.apiKey,
+    config.authToken,
+    config.baseURL,
+    config.maxRetries,
+    config.streamIdleTimeoutMs,
+  ]);
   if (cachedClient?.key === key) return cachedClient.client;
   const keyless = config.apiKey === undefined && config.authToken === undefined;
   const options = {

@@ -57,7 +57,9 @@ async function listCandidates(
     ctx,
     'fs.glob',
     // Path order needs no stat per file; files_with_matches is put newest first from the reads' mtimes.
-    path === undefined ? { pattern, limit, sort: 'path' as const } : { pattern, path, limit, sort: 'path' as const },
+    path === undefined
+      ? { pattern, limit, sort: 'path' as const }
+      : { pattern, path, limit, sort: 'path' as const },
   );
   if (!listed.ok) return { ok: false, result: capabilityFailure(listed.error) };
   const files = typeGlobs ? listed.value.files.filter((f) => matchesType(f, typeGlobs)) : listed.value.files;

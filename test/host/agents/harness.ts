@@ -1,11 +1,22 @@
 // Test harness for end-to-end agent runs: a temp project, the fake Messages API server scripted per
 // agent (by system prompt), and a runtime pointed at it through the real SDK.
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../../src/host/runtime.js';
-import { startFakeAnthropic, systemText, toolResults, type FakeAnthropic, type RecordedRequest, type Step } from '../../support/fake-anthropic.js';
+import {
+  startFakeAnthropic,
+  systemText,
+  toolResults,
+  type FakeAnthropic,
+  type RecordedRequest,
+  type Step,
+} from '../../support/fake-anthropic.js';
 import { tempProject } from '../../support/project.js';
 
 /** Scripts one agent: `turn` is 0 for its first request, then counts tool_result rounds. */
-export type AgentScript = (ctx: { req: RecordedRequest; turn: number; results: ReturnType<typeof toolResults> }) => Step;
+export type AgentScript = (ctx: {
+  req: RecordedRequest;
+  turn: number;
+  results: ReturnType<typeof toolResults>;
+}) => Step;
 
 /** A running harness. */
 export interface Harness {
@@ -18,7 +29,8 @@ export interface Harness {
 /** Agents defined for tests through the --agents JSON. Each prompt starts with a marker the script keys on. */
 export function agentsJson(defs: Record<string, Record<string, unknown>>): string {
   const out: Record<string, Record<string, unknown>> = {};
-  for (const [name, def] of Object.entries(defs)) out[name] = { description: `test agent ${name}`, prompt: `[${name}] test agent.`, ...def };
+  for (const [name, def] of Object.entries(defs))
+    out[name] = { description: `test agent ${name}`, prompt: `[${name}] test agent.`, ...def };
   return JSON.stringify(out);
 }
 

@@ -3,7 +3,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorReply, stallAfterHeaders, startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from '../../support/fake-anthropic.js';
+import {
+  errorReply,
+  stallAfterHeaders,
+  startFakeAnthropic,
+  textReply,
+  toolUseReply,
+  type FakeAnthropic,
+} from '../../support/fake-anthropic.js';
 import { runCli, startCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
 
@@ -50,7 +57,9 @@ const readResults = async (file: string) =>
   (await readFile(file, 'utf8'))
     .split('\n')
     .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { id: string; status: string; error?: { reason?: string; message: string } });
+    .map(
+      (l) => JSON.parse(l) as { id: string; status: string; error?: { reason?: string; message: string } },
+    );
 
 describe('cadre batch', () => {
   it('200 tasks with injected faults yield exactly 200 result lines with the right statuses', async () => {
@@ -66,23 +75,38 @@ describe('cadre batch', () => {
       const [kind, , extra] = plan[i % plan.length]!;
       // Only the stalled streams need the 1 s idle watchdog; the SDK's retry back-off must not trip it.
       const agent = kind === 'stall' ? 'worker' : 'patient';
-      return { id: `t${i}`, agent, prompt: kind === 'crash' ? 'fault:exit' : `task ${i} kind=${kind}`, ...extra };
+      return {
+        id: `t${i}`,
+        agent,
+        prompt: kind === 'crash' ? 'fault:exit' : `task ${i} kind=${kind}`,
+        ...extra,
+      };
     });
     const file = path.join(project.dir, 'faults.jsonl');
     const out = path.join(project.dir, 'faults-results.jsonl');
     await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
-    const r = await runCli(['batch', file, '--out', out, '--concurrency', '16', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    const r = await runCli(
+      ['batch', file, '--out', out, '--concurrency', '16', '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     expect(r.code).toBe(1);
     const results = await readResults(out);
     expect(results).toHaveLength(200);
     expect(new Set(results.map((x) => x.id)).size).toBe(200);
     for (const res of results) {
       const i = Number(res.id.slice(1));
-      expect(res.status, `${res.id} (${plan[i % plan.length]![0]}): ${res.error?.message ?? ''}`).toBe(plan[i % plan.length]![1]);
+      expect(res.status, `${res.id} (${plan[i % plan.length]![0]}): ${res.error?.message ?? ''}`).toBe(
+        plan[i % plan.length]![1],
+      );
     }
     expect(r.stderr).toMatch(/statuses: completed 34, failed 33, timeout 67, crashed 33, max_turns 33/);
     expect(r.stderr).toMatch(/duration: p50 [\d.]+ s, p95 [\d.]+ s/);
-    const again = await runCli(['batch', file, '--out', out, '--allow-failures', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    const again = await runCli(
+      ['batch', file, '--out', out, '--allow-failures', '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/200 task\(s\) already in/);
     expect(await readResults(out)).toHaveLength(200);
@@ -102,7 +126,11 @@ describe('cadre batch', () => {
         JSON.stringify({ id: 'd', agent: 'worker', prompt: 'two' }),
       ].join('\n'),
     );
-    const r = await runCli(['batch', file, '--out', out, '--agents', agents, '--cwd', project.dir], env, project.dir);
+    const r = await runCli(
+      ['batch', file, '--out', out, '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/mixed\.jsonl:2: skipped: invalid JSON/);
     expect(r.stderr).toMatch(/mixed\.jsonl:3: skipped: prompt/);
@@ -112,11 +140,19 @@ describe('cadre batch', () => {
   });
 
   it('killed with SIGKILL midway, a second run finishes the rest with no duplicate ids', async () => {
-    const tasks = Array.from({ length: 120 }, (_, i) => ({ id: `k${i}`, agent: 'worker', prompt: `task ${i} kind=paced` }));
+    const tasks = Array.from({ length: 120 }, (_, i) => ({
+      id: `k${i}`,
+      agent: 'worker',
+      prompt: `task ${i} kind=paced`,
+    }));
     const file = path.join(project.dir, 'kill.jsonl');
     const out = path.join(project.dir, 'kill-results.jsonl');
     await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
-    const first = startCli(['batch', file, '--out', out, '--concurrency', '8', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    const first = startCli(
+      ['batch', file, '--out', out, '--concurrency', '8', '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     for (let i = 0; i < 200; i++) {
       const lines = (await readFile(out, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
       if (lines >= 30) break;
@@ -128,7 +164,11 @@ describe('cadre batch', () => {
     const partial = await readResults(out);
     expect(partial.length).toBeGreaterThanOrEqual(30);
     expect(partial.length).toBeLessThan(120);
-    const second = await runCli(['batch', file, '--out', out, '--concurrency', '8', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    const second = await runCli(
+      ['batch', file, '--out', out, '--concurrency', '8', '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     expect(second.code).toBe(0);
     const all = await readResults(out);
     expect(all).toHaveLength(120);
@@ -137,11 +177,20 @@ describe('cadre batch', () => {
   }, 120_000);
 
   it('Ctrl-C cancels running tasks, records them as cancelled, and exits 130', async () => {
-    const tasks = Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, agent: 'patient', prompt: `task ${i} kind=slow`, timeout: 30 }));
+    const tasks = Array.from({ length: 40 }, (_, i) => ({
+      id: `c${i}`,
+      agent: 'patient',
+      prompt: `task ${i} kind=slow`,
+      timeout: 30,
+    }));
     const file = path.join(project.dir, 'int.jsonl');
     const out = path.join(project.dir, 'int-results.jsonl');
     await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
-    const run = startCli(['batch', file, '--out', out, '--concurrency', '4', '--agents', agents, '--cwd', project.dir], env, project.dir);
+    const run = startCli(
+      ['batch', file, '--out', out, '--concurrency', '4', '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     await new Promise((r) => setTimeout(r, 1500));
     run.child.kill('SIGINT');
     const r = await run.done;

@@ -159,5 +159,4 @@ describe('glob on a 20,000-file tree', () => {
     expect(all.files).toHaveLength(20_000);
     expect(ts.files).toHaveLength(10_000);
   });
-
 });

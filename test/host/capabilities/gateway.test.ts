@@ -32,13 +32,18 @@ describe('capability gateway guard', () => {
     gateway.close();
     channel.port1.close();
 
-    expect(results.granted).toEqual({ ok: true, value: { ok: true, value: { path: 'x', exists: false, type: 'missing', size: 0, mtimeMs: 0 } } });
+    expect(results.granted).toEqual({
+      ok: true,
+      value: { ok: true, value: { path: 'x', exists: false, type: 'missing', size: 0, mtimeMs: 0 } },
+    });
     expect(results.ungranted?.ok).toBe(false);
     expect(results.ungranted?.message).toMatch(/not granted/);
     expect(results['fn-constructor']?.ok).toBe(false);
     expect(results.get?.ok).toBe(false);
     expect(results.set?.ok).toBe(false);
-    expect(results['set-existing']?.value).toEqual(expect.arrayContaining([expect.stringMatching(/SET is not allowed/)]));
+    expect(results['set-existing']?.value).toEqual(
+      expect.arrayContaining([expect.stringMatching(/SET is not allowed/)]),
+    );
     expect(results['nested-apply']?.ok).toBe(false);
     expect(results['raw-message']?.value).toMatchObject({ type: 'HANDLER', name: 'throw' });
     expect((globalThis as { __forged?: unknown }).__forged).toBeUndefined();
@@ -51,7 +56,10 @@ describe('capability gateway guard', () => {
     const channel = new MessageChannel();
     const gateway = exposeGateway(
       portEndpoint(channel.port1),
-      { 'fs.stat': async () => Promise.reject(Object.assign(new Error('nope'), { cadreError: true, code: 'not_found' })) },
+      {
+        'fs.stat': async () =>
+          Promise.reject(Object.assign(new Error('nope'), { cadreError: true, code: 'not_found' })),
+      },
       ['fs.stat'],
     );
     const { wrap } = await import('comlink');

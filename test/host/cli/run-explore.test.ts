@@ -2,7 +2,13 @@
 // fake Messages API, real temp projects.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastText, startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from '../../support/fake-anthropic.js';
+import {
+  lastText,
+  startFakeAnthropic,
+  textReply,
+  toolUseReply,
+  type FakeAnthropic,
+} from '../../support/fake-anthropic.js';
 import { runCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
 
@@ -11,15 +17,21 @@ let project: Awaited<ReturnType<typeof tempProject>>;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  project = await tempProject({ 'src/retry.ts': 'export function retryWithBackoff() {\n  return 1;\n}\n', 'README.md': '# demo\n' });
+  project = await tempProject({
+    'src/retry.ts': 'export function retryWithBackoff() {\n  return 1;\n}\n',
+    'README.md': '# demo\n',
+  });
   server = await startFakeAnthropic({
     responder: (req) => {
       const turn = req.body.messages.filter((m) => m.role === 'assistant').length;
       const ask = req.body.messages[0]?.content;
       const question = typeof ask === 'string' ? ask : JSON.stringify(ask);
       if (question.includes('please fail')) return textReply('no', { stopReason: 'refusal' });
-      if (turn === 0) return toolUseReply([{ name: 'Grep', input: { pattern: 'retry', output_mode: 'content' } }]);
-      return textReply(`answer to: ${lastText({ ...req.body, messages: req.body.messages.slice(0, 1) }).slice(0, 40)}`);
+      if (turn === 0)
+        return toolUseReply([{ name: 'Grep', input: { pattern: 'retry', output_mode: 'content' } }]);
+      return textReply(
+        `answer to: ${lastText({ ...req.body, messages: req.body.messages.slice(0, 1) }).slice(0, 40)}`,
+      );
     },
   });
   env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url };
@@ -31,13 +43,33 @@ afterAll(async () => {
 
 describe('cadre run', () => {
   it('--json prints one TaskOutput with every documented field', async () => {
-    const r = await runCli(['run', 'explore', 'where', 'is', 'retry?', '--json', '--cwd', project.dir], env, project.dir);
+    const r = await runCli(
+      ['run', 'explore', 'where', 'is', 'retry?', '--json', '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(Object.keys(out)).toEqual(expect.arrayContaining(['agentId', 'status', 'result', 'usage', 'durationMs', 'turns', 'toolCalls', 'transcriptPath']));
+    expect(Object.keys(out)).toEqual(
+      expect.arrayContaining([
+        'agentId',
+        'status',
+        'result',
+        'usage',
+        'durationMs',
+        'turns',
+        'toolCalls',
+        'transcriptPath',
+      ]),
+    );
     expect(out.status).toBe('completed');
     expect(out.result).toMatch(/answer to: where is retry/);
-    expect(out.usage).toEqual({ input_tokens: expect.any(Number), output_tokens: expect.any(Number), cache_read_input_tokens: expect.any(Number), cache_creation_input_tokens: expect.any(Number) });
+    expect(out.usage).toEqual({
+      input_tokens: expect.any(Number),
+      output_tokens: expect.any(Number),
+      cache_read_input_tokens: expect.any(Number),
+      cache_creation_input_tokens: expect.any(Number),
+    });
     expect(out.turns).toBe(2);
     expect(out.toolCalls).toBe(1);
     const transcript = await readFile(out.transcriptPath as string, 'utf8');
@@ -62,25 +94,55 @@ describe('cadre run', () => {
     expect(flag.stderr).toMatch(/unknown option '--frobnicate'/);
     const mode = await runCli(['run', 'explore', 'x', '--permission-mode', 'yolo'], env, project.dir);
     expect(mode.code).toBe(2);
-    expect(mode.stderr).toMatch(/--permission-mode: expected one of default, acceptEdits, plan, bypassPermissions/);
+    expect(mode.stderr).toMatch(
+      /--permission-mode: expected one of default, acceptEdits, plan, bypassPermissions/,
+    );
     expect(`${unknown.stderr}${flag.stderr}${mode.stderr}`).not.toMatch(/\n\s+at /);
   });
 
   it('--record writes a cassette that --replay plays back with no server', async () => {
     const cassette = `${project.dir}/run.cassette.jsonl`;
-    const recorded = await runCli(['run', 'explore', 'where is retry', '--json', '--record', cassette, '--cwd', project.dir], env, project.dir);
+    const recorded = await runCli(
+      ['run', 'explore', 'where is retry', '--json', '--record', cassette, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     expect(recorded.code).toBe(0);
-    const replayed = await runCli(['run', 'explore', 'where is retry', '--json', '--replay', cassette, '--cwd', project.dir], {}, project.dir);
+    const replayed = await runCli(
+      ['run', 'explore', 'where is retry', '--json', '--replay', cassette, '--cwd', project.dir],
+      {},
+      project.dir,
+    );
     expect(replayed.code).toBe(0);
-    expect((JSON.parse(replayed.stdout) as { result: string }).result).toBe((JSON.parse(recorded.stdout) as { result: string }).result);
+    expect((JSON.parse(replayed.stdout) as { result: string }).result).toBe(
+      (JSON.parse(recorded.stdout) as { result: string }).result,
+    );
   });
 });
 
 describe('cadre explore', () => {
   it('runs one explore agent per question in parallel; --json is an array with each question', async () => {
-    const r = await runCli(['explore', 'where is retry', 'what is in README', '--json', '--thoroughness', 'quick', '--cwd', project.dir], env, project.dir);
+    const r = await runCli(
+      [
+        'explore',
+        'where is retry',
+        'what is in README',
+        '--json',
+        '--thoroughness',
+        'quick',
+        '--cwd',
+        project.dir,
+      ],
+      env,
+      project.dir,
+    );
     expect(r.code).toBe(0);
-    const outs = JSON.parse(r.stdout) as { question: string; status: string; result: string; agentId: string }[];
+    const outs = JSON.parse(r.stdout) as {
+      question: string;
+      status: string;
+      result: string;
+      agentId: string;
+    }[];
     expect(outs.map((o) => o.question)).toEqual(['where is retry', 'what is in README']);
     expect(outs.every((o) => o.status === 'completed')).toBe(true);
     expect(new Set(outs.map((o) => o.agentId)).size).toBe(2);

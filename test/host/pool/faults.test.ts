@@ -8,14 +8,22 @@ let runtime: Runtime;
 
 beforeAll(async () => {
   project = await tempProject({ 'src/a.ts': 'export const a = 1;\n' });
-  runtime = await createRuntime({ cwd: project.dir, home: project.home, env: {}, allowFaultInjection: true, memoryLimitMb: 64, concurrency: 4 });
+  runtime = await createRuntime({
+    cwd: project.dir,
+    home: project.home,
+    env: {},
+    allowFaultInjection: true,
+    memoryLimitMb: 64,
+    concurrency: 4,
+  });
 });
 afterAll(async () => {
   await runtime.close();
   await project.cleanup();
 });
 
-const run = (prompt: string, timeout = 1) => runtime.run({ subagent_type: 'general-purpose', prompt, timeout });
+const run = (prompt: string, timeout = 1) =>
+  runtime.run({ subagent_type: 'general-purpose', prompt, timeout });
 
 describe('hard limits in thread mode', () => {
   it('kills a CPU-bound runaway within 200 ms of its deadline', async () => {

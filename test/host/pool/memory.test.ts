@@ -9,7 +9,10 @@ const child = fileURLToPath(new URL('../../fixtures/oom-child.mjs', import.meta.
 const major = Number(process.versions.node.split('.')[0]);
 
 function runFault(fault: string, isolation: 'thread' | 'process') {
-  const r = spawnSync(process.execPath, [child, fault, isolation, '128'], { encoding: 'utf8', timeout: 90_000 });
+  const r = spawnSync(process.execPath, [child, fault, isolation, '128'], {
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
   const line = r.stdout.trim().split('\n').pop() ?? '';
   let report: { status?: string; reason?: string; after?: string } | undefined;
   try {
@@ -36,21 +39,27 @@ describe('thread mode, as measured on each Node version', () => {
     expect(r.report).toEqual({ status: 'crashed', reason: 'out_of_memory', after: 'completed' });
   }, 90_000);
 
-  it.skipIf(major === 22)(`one growing array: ${major >= 24 ? 'held on Node 24' : 'aborts the process on Node 20'}`, () => {
-    const r = runFault('oom-array', 'thread');
-    if (major >= 24) expect(r.report).toEqual({ status: 'crashed', reason: 'out_of_memory', after: 'completed' });
-    else {
-      expect(r.report).toBeUndefined();
-      expect(r.code === 0 && r.signal === null).toBe(false);
-      expect(r.stderr).toMatch(/heap out of memory|Fatal|allocation failed/i);
-    }
-  }, 90_000);
+  it.skipIf(major === 22)(
+    `one growing array: ${major >= 24 ? 'held on Node 24' : 'aborts the process on Node 20'}`,
+    () => {
+      const r = runFault('oom-array', 'thread');
+      if (major >= 24)
+        expect(r.report).toEqual({ status: 'crashed', reason: 'out_of_memory', after: 'completed' });
+      else {
+        expect(r.report).toBeUndefined();
+        expect(r.code === 0 && r.signal === null).toBe(false);
+        expect(r.stderr).toMatch(/heap out of memory|Fatal|allocation failed/i);
+      }
+    },
+    90_000,
+  );
 
   it.skipIf(major === 22)(
     `a growing Map at a 128 MB cap: ${major >= 24 ? 'caught by host-side heap sampling on Node 24' : 'aborts the process on Node 20 (use isolation: "process")'}`,
     () => {
       const r = runFault('oom-map', 'thread');
-      if (major >= 24) expect(r.report).toEqual({ status: 'crashed', reason: 'out_of_memory', after: 'completed' });
+      if (major >= 24)
+        expect(r.report).toEqual({ status: 'crashed', reason: 'out_of_memory', after: 'completed' });
       else {
         expect(r.report).toBeUndefined();
         expect(r.code === 0 && r.signal === null).toBe(false);

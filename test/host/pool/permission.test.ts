@@ -12,9 +12,16 @@ describe('workers run under the Node permission model', () => {
     const writeTo = path.join(dir, 'escaped.txt');
     await writeFile(outside, 'top secret');
     const fixture = fileURLToPath(new URL('../../fixtures/workers/escape.mjs', import.meta.url));
-    const pool = new ThreadPool({ maxThreads: 1, filename: fixture, extraReadRoots: [path.dirname(fixture)] });
+    const pool = new ThreadPool({
+      maxThreads: 1,
+      filename: fixture,
+      extraReadRoots: [path.dirname(fixture)],
+    });
     try {
-      const result = (await (pool.piscina as unknown as { run(task: unknown): Promise<unknown> }).run({ outside, writeTo })) as unknown as { attempts: Record<string, string>; permission: boolean };
+      const result = (await (pool.piscina as unknown as { run(task: unknown): Promise<unknown> }).run({
+        outside,
+        writeTo,
+      })) as unknown as { attempts: Record<string, string>; permission: boolean };
       expect(result.permission).toBe(true);
       expect(result.attempts).toEqual({
         readFileSync: 'ERR_ACCESS_DENIED',

@@ -23,7 +23,10 @@ describe('Scheduler', () => {
     const s = new Scheduler(1, 1);
     await s.acquire(0);
     const queued = s.acquire(0);
-    await expect(s.acquire(0)).rejects.toMatchObject({ code: 'limit_reached', message: expect.stringMatching(/limit reached — do not retry/) });
+    await expect(s.acquire(0)).rejects.toMatchObject({
+      code: 'limit_reached',
+      message: expect.stringMatching(/limit reached — do not retry/),
+    });
     s.release();
     await queued;
   });
@@ -62,7 +65,9 @@ function fakeClock() {
   const advance = (ms: number) => {
     const target = now + ms;
     for (;;) {
-      const next = [...timers.entries()].filter(([, t]) => t.at <= target).sort((a, b) => a[1].at - b[1].at)[0];
+      const next = [...timers.entries()]
+        .filter(([, t]) => t.at <= target)
+        .sort((a, b) => a[1].at - b[1].at)[0];
       if (!next) break;
       timers.delete(next[0]);
       now = next[1].at;
@@ -82,7 +87,13 @@ describe('Deadline', () => {
   it('fires grace then expiry, and does not count paused time', () => {
     const { clock, advance } = fakeClock();
     const events: string[] = [];
-    const d = new Deadline(1000, 800, () => events.push('grace'), () => events.push('expire'), clock);
+    const d = new Deadline(
+      1000,
+      800,
+      () => events.push('grace'),
+      () => events.push('expire'),
+      clock,
+    );
     d.start();
     advance(500);
     const resume = d.pause();

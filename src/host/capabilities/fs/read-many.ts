@@ -28,7 +28,8 @@ function readOne(real: string, maxBytes: number): Promise<One> {
         if (statError) return done({ ok: false, reason: fsError(statError, real).message });
         if (st.isDirectory()) return done({ ok: false, reason: 'a directory' });
         if (!st.isFile()) return done({ ok: false, reason: 'not a regular file' });
-        if (st.size > maxBytes) return done({ ok: false, reason: `too large (${st.size} bytes, cap ${maxBytes})` });
+        if (st.size > maxBytes)
+          return done({ ok: false, reason: `too large (${st.size} bytes, cap ${maxBytes})` });
         // One byte more than the size says: a file that grew past the cap since fstat is caught.
         const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
         fs.read(fd, buf, 0, buf.length, 0, (readError, bytes) => {

@@ -1,27 +1,13 @@
 // Permission rules in Claude Code's syntax (`Tool` or `Tool(specifier)`): parsing, validation with
 // messages that name the rule, and which capabilities each tool's rules speak about.
-import { closest } from '../../../shared/tools.js';
+import { closest, ToolName } from '../../../shared/tools.js';
 import { expandBraces } from '../../../shared/glob.js';
 import type { PolicyRules, RuleEntry } from './types.js';
 
-/** The tools a rule may name. `Edit` covers Claude Code's other edit tools; `Task` covers `Agent`. */
-export const RULE_TOOLS = [
-  'Read',
-  'Write',
-  'Edit',
-  'Glob',
-  'Grep',
-  'LS',
-  'Bash',
-  'WebFetch',
-  'Task',
-  'TaskOutput',
-  'TaskStop',
-  'TodoWrite',
-  'TodoRead',
-] as const;
+/** The tools a rule may name: cadre's own tools. `Edit` covers Claude Code's other edit tools; `Task` covers `Agent`. */
+export const RULE_TOOLS = ToolName.options;
 /** A tool a rule may name (besides `mcp__...` names). */
-export type RuleTool = (typeof RULE_TOOLS)[number];
+export type RuleTool = ToolName;
 
 const ALIASES: Record<string, RuleTool> = { MultiEdit: 'Edit', NotebookEdit: 'Edit', Agent: 'Task' };
 

@@ -32,8 +32,12 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
     .action(async (file: string, flags: BatchFlags, command: Command) => {
       if (!flags.out) throw new UsageError('batch: --out <file> is required');
       const retry = new Set<string>();
-      for (const s of (flags.retry ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
-        if (!TaskStatus.safeParse(s).success) throw new UsageError(`--retry: unknown status "${s}" (statuses: ${TaskStatus.options.join(', ')})`);
+      for (const s of (flags.retry ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)) {
+        if (!TaskStatus.safeParse(s).success)
+          throw new UsageError(`--retry: unknown status "${s}" (statuses: ${TaskStatus.options.join(', ')})`);
         retry.add(s);
       }
       const timeout = positive('--timeout', flags.timeout);
@@ -45,7 +49,10 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
         throw new UsageError(`batch: cannot read tasks file ${tasksPath}: ${error.code ?? error.message}`);
       });
       const outPath = path.resolve(ctx.processCwd, flags.out);
-      const runtime = await runtimeFromFlags(command, ctx, { ...flags, ...(flags.concurrency ? { concurrency: flags.concurrency } : {}) });
+      const runtime = await runtimeFromFlags(command, ctx, {
+        ...flags,
+        ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+      });
       const parsed = parseTaskFile(tasksPath, content, new Set(runtime.registry.agents.map((a) => a.name)));
       for (const issue of parsed.issues) ctx.io.stderr(`${file}:${issue.line}: skipped: ${issue.message}\n`);
       const finished = await finishedIds(outPath);
@@ -54,7 +61,8 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
         return status === undefined || retry.has(status);
       });
       const skipped = parsed.tasks.length - todo.length;
-      if (skipped > 0) ctx.io.stderr(`batch: ${skipped} task(s) already in ${flags.out}; running ${todo.length}\n`);
+      if (skipped > 0)
+        ctx.io.stderr(`batch: ${skipped} task(s) already in ${flags.out}; running ${todo.length}\n`);
 
       const writer = await ResultsWriter.open(outPath);
       const tally = new BatchTally(todo.length);
@@ -64,7 +72,9 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
       const onSigint = () => {
         interrupts++;
         if (interrupts === 1) {
-          ctx.io.stderr('\nbatch: interrupted — cancelling running tasks and saving results (Ctrl-C again to quit at once)\n');
+          ctx.io.stderr(
+            '\nbatch: interrupted — cancelling running tasks and saving results (Ctrl-C again to quit at once)\n',
+          );
           controller.abort();
         } else process.exit(130);
       };

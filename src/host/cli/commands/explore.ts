@@ -22,7 +22,9 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
       const list = questions.map((q) => q.trim()).filter((q) => q.length > 0);
       if (list.length === 0) throw new UsageError('explore: give at least one question');
       if (!(LEVELS as readonly string[]).includes(flags.thoroughness)) {
-        throw new UsageError(`--thoroughness: expected one of ${LEVELS.join(', ')}, got "${flags.thoroughness}"`);
+        throw new UsageError(
+          `--thoroughness: expected one of ${LEVELS.join(', ')}, got "${flags.thoroughness}"`,
+        );
       }
       const timeout = positive('--timeout', flags.timeout);
       const maxTurns = positive('--max-turns', flags.maxTurns, true);
@@ -48,11 +50,18 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
         );
         const outputs: TaskOutput[] = await Promise.all(handles.map((h) => h.result));
         if (flags.json) {
-          ctx.io.stdout(`${JSON.stringify(outputs.map((o, i) => ({ question: list[i], ...o })), null, 2)}\n`);
+          ctx.io.stdout(
+            `${JSON.stringify(
+              outputs.map((o, i) => ({ question: list[i], ...o })),
+              null,
+              2,
+            )}\n`,
+          );
         } else {
           outputs.forEach((o, i) => {
             ctx.io.stdout(`${i > 0 ? '\n' : ''}## ${list[i]}\n\n${o.result.trim()}\n`);
-            if (o.status !== 'completed') ctx.io.stdout(`\n(${o.status}${o.error ? `: ${o.error.message}` : ''})\n`);
+            if (o.status !== 'completed')
+              ctx.io.stdout(`\n(${o.status}${o.error ? `: ${o.error.message}` : ''})\n`);
           });
         }
         ctx.exitCode = outputs.every((o) => o.status === 'completed') ? 0 : 1;

@@ -5,13 +5,18 @@ import type { CliIO } from '../context.js';
 function brief(input: unknown): string {
   if (!input || typeof input !== 'object') return '';
   const o = input as Record<string, unknown>;
-  const key = ['file_path', 'pattern', 'command', 'path', 'description', 'subagent_type'].find((k) => typeof o[k] === 'string');
+  const key = ['file_path', 'pattern', 'command', 'path', 'description', 'subagent_type'].find(
+    (k) => typeof o[k] === 'string',
+  );
   const text = key ? String(o[key]) : JSON.stringify(input);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 /** Returns an event listener that prints progress to `io.stderr`. */
-export function progressPrinter(io: CliIO, label?: (event: AgentEvent) => string): (event: AgentEvent) => void {
+export function progressPrinter(
+  io: CliIO,
+  label?: (event: AgentEvent) => string,
+): (event: AgentEvent) => void {
   return (event) => {
     const who = label?.(event) ?? event.agentId;
     const indent = '  '.repeat(event.depth);
@@ -27,7 +32,9 @@ export function progressPrinter(io: CliIO, label?: (event: AgentEvent) => string
         break;
       case 'agent-end': {
         const o = event.output;
-        io.stderr(`${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${o.error ? ` — ${o.error.message}` : ''}\n`);
+        io.stderr(
+          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${o.error ? ` — ${o.error.message}` : ''}\n`,
+        );
         break;
       }
       default:

@@ -46,7 +46,10 @@ export function positive(flag: string, value: string | undefined, integer = fals
 export function permissionMode(value: string | undefined): PermissionMode | undefined {
   if (value === undefined) return undefined;
   const parsed = PermissionMode.safeParse(value);
-  if (!parsed.success) throw new UsageError(`--permission-mode: expected one of ${PermissionMode.options.join(', ')}, got "${value}"`);
+  if (!parsed.success)
+    throw new UsageError(
+      `--permission-mode: expected one of ${PermissionMode.options.join(', ')}, got "${value}"`,
+    );
   return parsed.data;
 }
 

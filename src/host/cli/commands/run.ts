@@ -45,7 +45,8 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
         if (flags.json) ctx.io.stdout(`${JSON.stringify(output, null, 2)}\n`);
         else {
           ctx.io.stdout(output.result.endsWith('\n') ? output.result : `${output.result}\n`);
-          if (output.status !== 'completed') ctx.io.stderr(`cadre: run ${output.status}${output.error ? `: ${output.error.message}` : ''}\n`);
+          if (output.status !== 'completed')
+            ctx.io.stderr(`cadre: run ${output.status}${output.error ? `: ${output.error.message}` : ''}\n`);
         }
         ctx.exitCode = output.status === 'completed' ? 0 : 1;
       } finally {

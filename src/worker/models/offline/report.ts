@@ -70,8 +70,8 @@ export function buildReport(state: OfflineState, offered: readonly string[]): st
   // A path that names the keywords (src/worker/tools for "worker tools") says more than a test
   // that mentions them often.
   const pathScore = (f: string) =>
-    terms.keywords.filter((k) => k.term !== undefined && f.toLowerCase().includes(k.term.toLowerCase())).length -
-    Number(TEST_LIKE.test(f));
+    terms.keywords.filter((k) => k.term !== undefined && f.toLowerCase().includes(k.term.toLowerCase()))
+      .length - Number(TEST_LIKE.test(f));
   const byRelevance = (a: string, b: string) =>
     Number(LOW_VALUE.test(a)) - Number(LOW_VALUE.test(b)) ||
     pathScore(b) - pathScore(a) ||
