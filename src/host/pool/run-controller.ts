@@ -185,6 +185,12 @@ export async function runToEnd(
   );
   const gateway = exposeGateway(launched.caps, handlers, [...hooks.granted, 'events.emit'], touch);
   deadline.start();
+  // Approval waits stop the clock, but the worker keeps running meanwhile (a parallel tool call
+  // may be spinning), so an absolute ceiling still holds: twice the timeout, at least 10 minutes more.
+  const ceiling = setTimeout(
+    () => stop({ kind: 'timeout' }),
+    limits.timeoutMs + Math.max(limits.timeoutMs, 600_000),
+  );
   const watch = setInterval(
     () => {
       // A run waiting on a capability (a child agent, a command) is not idle: those have their own limits.
@@ -210,6 +216,7 @@ export async function runToEnd(
     outcome = { ok: false, error };
   } finally {
     clearInterval(watch);
+    clearTimeout(ceiling);
     deadline.stop();
     cancel?.removeEventListener('abort', onCancel);
     gateway.close();

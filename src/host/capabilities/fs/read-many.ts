@@ -1,5 +1,6 @@
 // Reads many whole text files for Grep, whose regex runs in the worker: the host only fetches
 // bytes, in parallel, skipping (with a reason) what the worker should not get.
+import { checkOpened } from './pin.js';
 import fs, { constants } from 'node:fs';
 import type { FsReadManyResult } from '../../../shared/capabilities.js';
 import { mapLimit } from './concurrency.js';
@@ -24,23 +25,31 @@ function readOne(real: string, maxBytes: number): Promise<One> {
     fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK, (openError, fd) => {
       if (openError) return failed(openError);
       const done = (outcome: One) => fs.close(fd, () => resolve(outcome));
-      fs.fstat(fd, (statError, st) => {
-        if (statError) return done({ ok: false, reason: fsError(statError, real).message });
-        if (st.isDirectory()) return done({ ok: false, reason: 'a directory' });
-        if (!st.isFile()) return done({ ok: false, reason: 'not a regular file' });
-        if (st.size > maxBytes)
-          return done({ ok: false, reason: `too large (${st.size} bytes, cap ${maxBytes})` });
-        // One byte more than the size says: a file that grew past the cap since fstat is caught.
-        const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
-        fs.read(fd, buf, 0, buf.length, 0, (readError, bytes) => {
-          if (readError) return done({ ok: false, reason: fsError(readError, real).message });
-          if (bytes > maxBytes) return done({ ok: false, reason: `too large (more than ${maxBytes} bytes)` });
-          if (bytes > st.size) return done({ ok: false, reason: 'changed while being read' });
-          const data = buf.subarray(0, bytes);
-          if (looksBinary(data)) return done({ ok: false, reason: 'binary' });
-          done({ ok: true, content: data.toString('utf8'), mtimeMs: st.mtimeMs });
-        });
+      checkOpened(fd, real, (racedError) => {
+        if (racedError) return done({ ok: false, reason: racedError.message });
+        readOpened(fd, real, maxBytes, done);
       });
+    });
+  });
+}
+
+/** fstat, one read and the checks, on an open descriptor. */
+function readOpened(fd: number, real: string, maxBytes: number, done: (outcome: One) => void): void {
+  fs.fstat(fd, (statError, st) => {
+    if (statError) return done({ ok: false, reason: fsError(statError, real).message });
+    if (st.isDirectory()) return done({ ok: false, reason: 'a directory' });
+    if (!st.isFile()) return done({ ok: false, reason: 'not a regular file' });
+    if (st.size > maxBytes)
+      return done({ ok: false, reason: `too large (${st.size} bytes, cap ${maxBytes})` });
+    // One byte more than the size says: a file that grew past the cap since fstat is caught.
+    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
+    fs.read(fd, buf, 0, buf.length, 0, (readError, bytes) => {
+      if (readError) return done({ ok: false, reason: fsError(readError, real).message });
+      if (bytes > maxBytes) return done({ ok: false, reason: `too large (more than ${maxBytes} bytes)` });
+      if (bytes > st.size) return done({ ok: false, reason: 'changed while being read' });
+      const data = buf.subarray(0, bytes);
+      if (looksBinary(data)) return done({ ok: false, reason: 'binary' });
+      done({ ok: true, content: data.toString('utf8'), mtimeMs: st.mtimeMs });
     });
   });
 }

@@ -1,5 +1,6 @@
 // Reads one text file for the Read tool: whole, or a range of lines streamed so a huge log can be
 // paged through without loading it. Refuses binaries, directories and oversized whole reads.
+import { assertOpened } from './pin.js';
 import { constants } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { FsReadResult } from '../../../shared/capabilities.js';
@@ -71,6 +72,7 @@ export async function readText(real: string, options: ReadTextOptions = {}): Pro
     throw fsError(error, real);
   }
   try {
+    await assertOpened(handle.fd, real);
     const base = { path: real, size: st.size, mtimeMs: st.mtimeMs };
     if (!ranged) {
       const buf = await handle.readFile();

@@ -1,11 +1,13 @@
 // Writes a whole file atomically: the new content goes to a temp file in the same directory and
 // is renamed over the target, so a reader (or a crash) sees the old file or the new one, never half.
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { FsWriteResult } from '../../../shared/capabilities.js';
 import { CadreError } from '../../../shared/errors.js';
 import { errnoOf, fsError } from './errors.js';
+import { assertOpened, underFd } from './pin.js';
 
 /** Options of `writeAtomic`. */
 export interface WriteAtomicOptions {
@@ -13,9 +15,9 @@ export interface WriteAtomicOptions {
   expectedMtimeMs?: number;
 }
 
-async function existing(real: string): Promise<{ mode: number; mtimeMs: number } | undefined> {
+async function existing(at: string, real: string): Promise<{ mode: number; mtimeMs: number } | undefined> {
   try {
-    const st = await stat(real);
+    const st = await stat(at);
     if (st.isDirectory())
       throw new CadreError('invalid_input', `${real} is a directory; it cannot be written as a file`, {
         path: real,
@@ -43,7 +45,31 @@ export async function writeAtomic(
   } catch (error) {
     throw fsError(error, dir);
   }
-  const before = await existing(real);
+  // Everything below goes through the opened directory, so a directory swapped for a symlink after
+  // the permission check cannot redirect the write.
+  let dirHandle;
+  try {
+    dirHandle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (error) {
+    throw fsError(error, dir);
+  }
+  try {
+    await assertOpened(dirHandle.fd, dir);
+    return await writeIn(dirHandle.fd, dir, real, content, options);
+  } finally {
+    await dirHandle.close();
+  }
+}
+
+async function writeIn(
+  dirFd: number,
+  dir: string,
+  real: string,
+  content: string,
+  options: WriteAtomicOptions,
+): Promise<FsWriteResult> {
+  const target = underFd(dirFd, dir, path.basename(real));
+  const before = await existing(target, real);
   if (options.expectedMtimeMs !== undefined && before?.mtimeMs !== options.expectedMtimeMs) {
     throw new CadreError(
       'stale_file',
@@ -53,7 +79,8 @@ export async function writeAtomic(
       { path: real, expectedMtimeMs: options.expectedMtimeMs, actualMtimeMs: before?.mtimeMs ?? null },
     );
   }
-  const temp = path.join(
+  const temp = underFd(
+    dirFd,
     dir,
     `.${path.basename(real)}.cadre-${process.pid}-${randomBytes(6).toString('hex')}.tmp`,
   );
@@ -67,12 +94,12 @@ export async function writeAtomic(
     } finally {
       await handle.close();
     }
-    await rename(temp, real);
+    await rename(temp, target);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw fsError(error, real);
   }
-  const after = await stat(real).catch(() => undefined);
+  const after = await stat(target).catch(() => undefined);
   return {
     path: real,
     bytes: data.length,

@@ -1,0 +1,64 @@
+// The check-then-use window: a directory on a checked path swapped for a symlink to the outside
+// (what an agent with Bash could race against the host) must not redirect a read or a write.
+import { mkdir, mkdtemp, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readMany } from '../../../src/host/capabilities/fs/read-many.js';
+import { readText } from '../../../src/host/capabilities/fs/read.js';
+import { writeAtomic } from '../../../src/host/capabilities/fs/write.js';
+import { resolvePath } from '../../../src/host/capabilities/paths.js';
+
+let base: string;
+let project: string;
+let outside: string;
+
+beforeEach(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), 'cadre-pin-'));
+  project = path.join(base, 'project');
+  outside = path.join(base, 'outside');
+  await mkdir(path.join(project, 'sub'), { recursive: true });
+  await mkdir(outside, { recursive: true });
+  await writeFile(path.join(project, 'sub', 'f.txt'), 'inside\n');
+  await writeFile(path.join(outside, 'f.txt'), 'SECRET\n');
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** Checks a path, then swaps its directory for a symlink to the outside, as a racing agent would. */
+async function checkedThenSwapped(rel: string): Promise<string> {
+  const checked = await resolvePath(rel, project);
+  expect(checked.real.startsWith(project)).toBe(true);
+  await rename(path.join(project, 'sub'), path.join(project, 'sub-moved'));
+  await symlink(outside, path.join(project, 'sub'));
+  return checked.real;
+}
+
+describe('check-then-use window', () => {
+  it('a read refuses what it opened when a directory was swapped after the check', async () => {
+    const real = await checkedThenSwapped('sub/f.txt');
+    await expect(readText(real)).rejects.toMatchObject({ code: 'permission_denied' });
+  });
+
+  it('a batch read skips such a file and never returns its content', async () => {
+    const real = await checkedThenSwapped('sub/f.txt');
+    const result = await readMany([real]);
+    expect(result.files).toEqual([]);
+    expect(result.skipped[0]?.reason).toMatch(/changed between the permission check and the open/);
+  });
+
+  it('a write refuses, and nothing lands outside', async () => {
+    const real = await checkedThenSwapped('sub/new.txt');
+    await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });
+    expect((await readdir(outside)).sort()).toEqual(['f.txt']);
+  });
+
+  it('unswapped paths read and write as before', async () => {
+    const checked = await resolvePath('sub/f.txt', project);
+    expect((await readText(checked.real)).content).toBe('inside\n');
+    await writeAtomic(checked.real, 'changed\n');
+    expect((await readText(checked.real)).content).toBe('changed\n');
+    expect((await readMany([checked.real])).files[0]?.content).toBe('changed\n');
+  });
+});
