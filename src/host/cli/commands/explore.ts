@@ -33,7 +33,6 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
       const onSigint = () => void runtime.close();
       process.once('SIGINT', onSigint);
       try {
-        const printer = progressPrinter(ctx.io, (e) => (list.length > 1 ? `${e.agentId}` : e.agentId));
         const handles = await Promise.all(
           list.map((question) =>
             runtime.task(
@@ -44,7 +43,12 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
                 ...(timeout ? { timeout } : {}),
                 ...(maxTurns ? { max_turns: maxTurns } : {}),
               },
-              { onEvent: printer },
+              {
+                // Progress lines name the question each agent works on.
+                onEvent: progressPrinter(ctx.io, (e) =>
+                  e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId,
+                ),
+              },
             ),
           ),
         );
