@@ -1,52 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decide,
-  validateRules,
-  type PolicyInput,
-  type PolicyRules,
-} from '../../../src/host/capabilities/policy.js';
-import type { PermissionMode } from '../../../src/shared/task.js';
-
-const P = '/work/proj';
-
-/** A resolved path inside the project (no symlinks). */
-function inside(rel: string) {
-  const abs = `${P}/${rel}`;
-  return { requested: rel, absolute: abs, real: abs, exists: true };
-}
-
-function call(capability: string, fields: Partial<PolicyInput> = {}): Omit<PolicyInput, 'mode'> {
-  return { capability, projectDir: P, homeDir: '/home/u', ...fields };
-}
-
-const CALLS: Record<string, Omit<PolicyInput, 'mode'>> = {
-  'fs.read': call('fs.read', { path: inside('src/a.ts') }),
-  'fs.readMany': call('fs.readMany', { paths: [inside('src/a.ts'), inside('src/b.ts')] }),
-  'fs.glob': call('fs.glob', { path: inside('src'), pattern: '**/*.ts' }),
-  'fs.stat': call('fs.stat', { path: inside('src/a.ts') }),
-  'fs.list': call('fs.list', { path: inside('src') }),
-  'fs.write': call('fs.write', { path: inside('src/a.ts') }),
-  'exec.run': call('exec.run', { command: 'npm test' }),
-  'web.fetch': call('web.fetch', { url: 'https://example.com/page' }),
-  'mcp.call': call('mcp.call', { tool: 'mcp__github__create_issue' }),
-  'agents.task': call('agents.task', { agentType: 'explore' }),
-  'agents.output': call('agents.output'),
-  'agents.stop': call('agents.stop'),
-  'todos.read': call('todos.read'),
-  'todos.write': call('todos.write'),
-  'events.emit': call('events.emit'),
-  'fs.delete': call('fs.delete', { path: inside('src/a.ts') }),
-};
-
-interface Row {
-  name: string;
-  cap: string;
-  fields?: Partial<PolicyInput>;
-  mode?: PermissionMode;
-  rules: PolicyRules;
-  expected: 'allow' | 'ask' | 'deny';
-  reason?: string;
-}
+import { decide, validateRules, type PolicyInput } from '../../../src/host/capabilities/policy.js';
+import { CALLS, type Row, inside } from './policy-fixtures.js';
 
 const RULE_TABLE: Row[] = [
   // Read rules
