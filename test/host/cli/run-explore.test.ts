@@ -9,7 +9,7 @@ import {
   toolUseReply,
   type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
-import { runCli } from '../../support/cli.js';
+import { runCli, startCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
 
 let server: FakeAnthropic;
@@ -27,6 +27,7 @@ beforeAll(async () => {
       const ask = req.body.messages[0]?.content;
       const question = typeof ask === 'string' ? ask : JSON.stringify(ask);
       if (question.includes('please fail')) return textReply('no', { stopReason: 'refusal' });
+      if (question.includes('take your time')) return textReply('late', { latencyMs: 30_000 });
       if (turn === 0)
         return toolUseReply([{ name: 'Grep', input: { pattern: 'retry', output_mode: 'content' } }]);
       return textReply(
@@ -98,6 +99,15 @@ describe('cadre run', () => {
       /--permission-mode: expected one of default, acceptEdits, plan, bypassPermissions/,
     );
     expect(`${unknown.stderr}${flag.stderr}${mode.stderr}`).not.toMatch(/\n\s+at /);
+  });
+
+  it('Ctrl-C cancels the run, prints it as cancelled and exits 130', async () => {
+    const run = startCli(['run', 'explore', 'take your time', '--json', '--cwd', project.dir], env, project.dir);
+    await new Promise((r) => setTimeout(r, 1500));
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect((JSON.parse(r.stdout) as { status: string }).status).toBe('cancelled');
   });
 
   it('--record writes a cassette that --replay plays back with no server', async () => {

@@ -30,7 +30,12 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
       const maxTurns = positive('--max-turns', flags.maxTurns, true);
       const runtime = await runtimeFromFlags(command, ctx, flags);
       const level = flags.thoroughness.replace('-', ' ');
-      const onSigint = () => void runtime.close();
+      // Ctrl-C cancels every agent (each recorded as cancelled) and exits 130.
+      let interrupted = false;
+      const onSigint = () => {
+        interrupted = true;
+        void runtime.close();
+      };
       process.once('SIGINT', onSigint);
       try {
         const handles = await Promise.all(
@@ -68,7 +73,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
               ctx.io.stdout(`\n(${o.status}${o.error ? `: ${o.error.message}` : ''})\n`);
           });
         }
-        ctx.exitCode = outputs.every((o) => o.status === 'completed') ? 0 : 1;
+        ctx.exitCode = interrupted ? 130 : outputs.every((o) => o.status === 'completed') ? 0 : 1;
       } finally {
         process.off('SIGINT', onSigint);
         await runtime.close();

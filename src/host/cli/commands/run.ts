@@ -23,8 +23,13 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
       const timeout = positive('--timeout', flags.timeout);
       const maxTurns = positive('--max-turns', flags.maxTurns, true);
       const runtime = await runtimeFromFlags(command, ctx, flags);
-      const onSigint = () => runtime.stop(handleId ?? '');
-      let handleId: string | undefined;
+      // Ctrl-C cancels the run (recorded as cancelled) and exits 130, as a shell expects.
+      let interrupted = false;
+      let stop: () => void = () => undefined;
+      const onSigint = () => {
+        interrupted = true;
+        stop();
+      };
       process.once('SIGINT', onSigint);
       try {
         const handle = await runtime.task(
@@ -34,13 +39,10 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
             ...(timeout ? { timeout } : {}),
             ...(maxTurns ? { max_turns: maxTurns } : {}),
           },
-          {
-            onEvent: (event) => {
-              if (event.type === 'agent-start' && event.depth === 0) handleId = event.agentId;
-              progressPrinter(ctx.io)(event);
-            },
-          },
+          { onEvent: progressPrinter(ctx.io) },
         );
+        stop = handle.stop;
+        if (interrupted) stop();
         const output = await handle.result;
         if (flags.json) ctx.io.stdout(`${JSON.stringify(output, null, 2)}\n`);
         else {
@@ -48,7 +50,7 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
           if (output.status !== 'completed')
             ctx.io.stderr(`cadre: run ${output.status}${output.error ? `: ${output.error.message}` : ''}\n`);
         }
-        ctx.exitCode = output.status === 'completed' ? 0 : 1;
+        ctx.exitCode = interrupted ? 130 : output.status === 'completed' ? 0 : 1;
       } finally {
         process.off('SIGINT', onSigint);
         await runtime.close();
