@@ -102,7 +102,11 @@ describe('cadre run', () => {
   });
 
   it('Ctrl-C cancels the run, prints it as cancelled and exits 130', async () => {
-    const run = startCli(['run', 'explore', 'take your time', '--json', '--cwd', project.dir], env, project.dir);
+    const run = startCli(
+      ['run', 'explore', 'take your time', '--json', '--cwd', project.dir],
+      env,
+      project.dir,
+    );
     await new Promise((r) => setTimeout(r, 1500));
     run.child.kill('SIGINT');
     const r = await run.done;
