@@ -113,7 +113,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.permissionMode ? { defaultMode: options.permissionMode } : {}),
     },
   };
-  const registry = await loadRegistry({ cwd, home, cliAgents: options.agents, config: loaded });
   const concurrency = Math.max(1, config.concurrency);
   const memoryLimitMb = config.memoryLimitMb ?? 512;
   let pool: ThreadPool | undefined;
@@ -132,8 +131,24 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
     executor = threadExecutor(pool);
   }
+  // The pool's warm thread loads while the registry is read: the first run starts sooner.
+  let registry: RegistryResult;
+  let cassette: string | undefined;
+  try {
+    registry = await loadRegistry({ cwd, home, cliAgents: options.agents, config: loaded });
+    cassette = options.replay
+      ? await readFile(options.replay, 'utf8').catch((error: NodeJS.ErrnoException) => {
+          throw new CadreError(
+            'invalid_input',
+            `--replay: cannot read ${options.replay}: ${error.code ?? error.message}`,
+          );
+        })
+      : undefined;
+  } catch (error) {
+    await pool?.close();
+    throw error;
+  }
   const transcriptsDir = config.transcriptsDir ?? path.join(cwd, '.cadre', 'transcripts');
-  const cassette = options.replay ? await readFile(options.replay, 'utf8') : undefined;
   const core = new RuntimeCore(
     cwd,
     home,
