@@ -9,7 +9,7 @@ import {
   type PathDecideContext,
   type RedirectVerdict,
 } from './path-decide.js';
-import { describeRule, type ParsedRule } from './rules.js';
+import { describeRule, ruleOrigin, type ParsedRule } from './rules.js';
 import { parseShell, wordsCommand, type ShellCommand } from './shell-parse.js';
 import { viewCommand, type CommandView } from './shell-unwrap.js';
 import type { PolicyDecision } from './types.js';
@@ -25,10 +25,6 @@ interface PartVerdict extends PolicyDecision {
 const MAX_NESTING = 4;
 const NOT_A_FILE = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
-
-function origin(rule: ParsedRule): { origin?: string } {
-  return rule.origin === undefined ? {} : { origin: rule.origin };
-}
 
 function short(text: string): string {
   const one = text.replace(/\s+/g, ' ').trim();
@@ -84,7 +80,9 @@ function judgePart(cmd: ShellCommand, ctx: ExecContext, depth: number): PartVerd
   const deny = bash(ctx.rules.deny).find((r) => forms.some((f) => matchBashSpec(r.specifier, f)));
   if (deny) {
     const reason = `"${text}" matches ${describeRule('deny', deny)} (deny rules win over every allow rule and mode)`;
-    return [{ text, decision: 'deny', code: 'permission_denied', reason, rule: deny.text, ...origin(deny) }];
+    return [
+      { text, decision: 'deny', code: 'permission_denied', reason, rule: deny.text, ...ruleOrigin(deny) },
+    ];
   }
   const targets = writeTargets(cmd).map((t) => judgeTarget(t, ctx));
   const deniedTarget = targets.find((v) => v.decision === 'deny');
@@ -117,7 +115,7 @@ function judgePart(cmd: ShellCommand, ctx: ExecContext, depth: number): PartVerd
         decision: 'ask',
         reason: `"${text}" matches ${describeRule('ask', ask)}`,
         rule: ask.text,
-        ...origin(ask),
+        ...ruleOrigin(ask),
       },
       ...nested,
     ];
@@ -162,7 +160,7 @@ function judgePart(cmd: ShellCommand, ctx: ExecContext, depth: number): PartVerd
           decision: 'allow',
           reason: `"${text}" matches ${describeRule('allow', decided)}`,
           rule: decided.text,
-          ...origin(decided),
+          ...ruleOrigin(decided),
         }
       : { text, decision: 'allow', reason: `"${text}" runs a script whose commands are judged one by one` };
     return [base, ...nested];
@@ -217,7 +215,7 @@ export function decideCommand(command: string, ctx: ExecContext): PolicyDecision
       code: 'permission_denied',
       reason: `commands are denied by ${describeRule('deny', bareDeny)}`,
       rule: bareDeny.text,
-      ...origin(bareDeny),
+      ...ruleOrigin(bareDeny),
     };
   }
   const verdicts = judgeScript(command, ctx, 0);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { PermissionMode } from '../../../shared/task.js';
 import { modeDefault, planDenial, planForbids } from './mode.js';
 import { displayPath, matchPathSpec, normalizeRoot, rootOf, type PathContext } from './path-match.js';
-import { describeRule, pathToolsFor, type ParsedRule, type ParsedRules } from './rules.js';
+import { pathToolsFor, ruleVerdict, type ParsedRule, type ParsedRules } from './rules.js';
 import { findProtected, findSensitive, specNames, type SensitiveHit } from './sensitive.js';
 import type { PolicyDecision, ResolvedPath } from './types.js';
 
@@ -84,15 +84,7 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
     }
   }
   const deny = applicable(ctx.rules.deny).find(any);
-  if (deny) {
-    return {
-      decision: 'deny',
-      code: 'permission_denied',
-      reason: `${what}: matches ${describeRule('deny', deny)} (deny rules win over every allow rule and mode)`,
-      rule: deny.text,
-      ...origin(deny),
-    };
-  }
+  if (deny) return ruleVerdict('deny', deny, what);
   if (write && planForbids(ctx.mode, 'write')) return planDenial('write', what);
   if (write) {
     const hits = forms.flatMap((p): [string, SensitiveHit][] => {
@@ -111,27 +103,11 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
   }
   if (ctx.mode !== 'bypassPermissions') {
     const ask = applicable(ctx.rules.ask).find(any);
-    if (ask)
-      return {
-        decision: 'ask',
-        reason: `${what}: matches ${describeRule('ask', ask)}`,
-        rule: ask.text,
-        ...origin(ask),
-      };
+    if (ask) return ruleVerdict('ask', ask, what);
   }
   const allow = allowed ? allowFor(abs) : undefined;
-  if (allow)
-    return {
-      decision: 'allow',
-      reason: `${what}: matches ${describeRule('allow', allow)}`,
-      rule: allow.text,
-      ...origin(allow),
-    };
+  if (allow) return ruleVerdict('allow', allow, what);
   return modeDefault(ctx.mode, write ? 'write' : 'read', what, write ? [editSuggestion(abs, ctx)] : []);
-}
-
-function origin(rule: ParsedRule): { origin?: string } {
-  return rule.origin === undefined ? {} : { origin: rule.origin };
 }
 
 /** `Edit(dir/**)` for a file in a directory, `Edit(file)` at the top. */

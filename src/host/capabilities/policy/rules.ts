@@ -2,7 +2,7 @@
 // messages that name the rule, and which capabilities each tool's rules speak about.
 import { closest, ToolName } from '../../../shared/tools.js';
 import { expandBraces } from '../../../shared/glob.js';
-import type { PolicyRules, RuleEntry } from './types.js';
+import type { PolicyDecision, PolicyRules, RuleEntry } from './types.js';
 
 /** The tools a rule may name: cadre's own tools. `Edit` covers Claude Code's other edit tools; `Task` covers `Agent`. */
 export const RULE_TOOLS = ToolName.options;
@@ -159,6 +159,25 @@ export function compileRules(rules: PolicyRules | undefined): ParsedRules {
 /** `matches rule "X" in file` (or without the file when unknown). */
 export function describeRule(list: 'allow' | 'ask' | 'deny', rule: ParsedRule): string {
   return `${list} rule "${rule.text}"${rule.origin ? ` in ${rule.origin}` : ''}`;
+}
+
+/** `{ origin }` of a rule, when its file is known. */
+export function ruleOrigin(rule: ParsedRule): { origin?: string } {
+  return rule.origin === undefined ? {} : { origin: rule.origin };
+}
+
+/** The verdict a matched rule gives, with a reason naming the rule and where it came from. */
+export function ruleVerdict(list: 'allow' | 'ask' | 'deny', rule: ParsedRule, what: string): PolicyDecision {
+  const reason = `${what}: matches ${describeRule(list, rule)}`;
+  return list === 'deny'
+    ? {
+        decision: 'deny',
+        code: 'permission_denied',
+        reason: `${reason} (deny rules win over every allow rule and mode)`,
+        rule: rule.text,
+        ...ruleOrigin(rule),
+      }
+    : { decision: list, reason, rule: rule.text, ...ruleOrigin(rule) };
 }
 
 /** Rule tools whose path rules apply to a file capability. */

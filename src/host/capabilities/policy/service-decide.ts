@@ -2,17 +2,13 @@
 // server and tool name), subagent launches (by agent type) and the run's own bookkeeping.
 import type { PermissionMode } from '../../../shared/task.js';
 import { modeDefault, type EffectKind } from './mode.js';
-import { describeRule, type ParsedRule, type ParsedRules, type RuleTool } from './rules.js';
+import { ruleVerdict, type ParsedRule, type ParsedRules, type RuleTool } from './rules.js';
 import type { PolicyDecision } from './types.js';
 
 /** What these decisions need. */
 export interface ServiceContext {
   mode: PermissionMode;
   rules: ParsedRules;
-}
-
-function origin(rule: ParsedRule): { origin?: string } {
-  return rule.origin === undefined ? {} : { origin: rule.origin };
 }
 
 /**
@@ -27,32 +23,13 @@ function byRules(
   suggestions: string[],
 ): PolicyDecision {
   const deny = ctx.rules.deny.find(matches);
-  if (deny)
-    return {
-      decision: 'deny',
-      code: 'permission_denied',
-      reason: `${what}: matches ${describeRule('deny', deny)} (deny rules win over every allow rule and mode)`,
-      rule: deny.text,
-      ...origin(deny),
-    };
+  if (deny) return ruleVerdict('deny', deny, what);
   if (ctx.mode !== 'bypassPermissions') {
     const ask = ctx.rules.ask.find(matches);
-    if (ask)
-      return {
-        decision: 'ask',
-        reason: `${what}: matches ${describeRule('ask', ask)}`,
-        rule: ask.text,
-        ...origin(ask),
-      };
+    if (ask) return ruleVerdict('ask', ask, what);
   }
   const allow = ctx.rules.allow.find(matches);
-  if (allow)
-    return {
-      decision: 'allow',
-      reason: `${what}: matches ${describeRule('allow', allow)}`,
-      rule: allow.text,
-      ...origin(allow),
-    };
+  if (allow) return ruleVerdict('allow', allow, what);
   return modeDefault(ctx.mode, kind, what, suggestions);
 }
 
