@@ -24,6 +24,34 @@ export async function finishedIds(file: string): Promise<Map<string, TaskStatus>
   return done;
 }
 
+/**
+ * The results recorded past byte `offset` of `file` (what this invocation already wrote before a
+ * restart). Torn or foreign lines are skipped.
+ */
+export async function resultsSince(file: string, offset: number): Promise<BatchResult[]> {
+  const text = await readFile(file).then(
+    (b) => b.subarray(Math.min(offset, b.length)).toString('utf8'),
+    () => '',
+  );
+  const rows: BatchResult[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const row = JSON.parse(line) as Partial<BatchResult>;
+      if (
+        typeof row.id === 'string' &&
+        typeof row.status === 'string' &&
+        typeof row.durationMs === 'number' &&
+        row.usage
+      )
+        rows.push(row as BatchResult);
+    } catch {
+      // A line cut short by the crash: that task ran again.
+    }
+  }
+  return rows;
+}
+
 /** Appends result lines in order; each write is handed to the OS before the next one starts. */
 export class ResultsWriter {
   private chain: Promise<void> = Promise.resolve();

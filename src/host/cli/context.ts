@@ -18,6 +18,11 @@ export interface CliContext {
   /** The directory `--cwd` is relative to (the process's working directory). */
   processCwd: string;
   exitCode: number;
+  /**
+   * How to start this very command again in a child process (the `cadre` script and its
+   * arguments). Set only when running as the executable; `cadre batch` uses it to supervise itself.
+   */
+  relaunch?: { script: string; args: readonly string[] };
 }
 
 /** The global flags, resolved. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `cadre` executable: wiring only.
+import { processContext } from './context.js';
 import { runCli } from './program.js';
 
 // Benchmarks read the CLI's own peak memory and CPU from this line.
@@ -12,4 +13,9 @@ if (process.env.CADRE_REPORT_RESOURCES === '1') {
   });
 }
 
-process.exitCode = await runCli(process.argv.slice(2));
+const args = process.argv.slice(2);
+const script = process.argv[1];
+process.exitCode = await runCli(args, {
+  ...processContext(),
+  ...(script !== undefined ? { relaunch: { script, args } } : {}),
+});

@@ -1,5 +1,6 @@
 // `cadre batch` as a user runs it: the compiled binary, the real SDK against the fake server with
 // injected faults, a results file that survives SIGKILL and resumes without duplicates.
+import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,29 @@ const readResults = async (file: string) =>
       (l) => JSON.parse(l) as { id: string; status: string; error?: { reason?: string; message: string } },
     );
 
+const lineCount = async (file: string) =>
+  (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+
+/** The batch process that `cadre batch` (the supervisor, `parent`) runs, once it is up. */
+async function batchChild(parent: number, not?: number): Promise<number> {
+  for (let i = 0; i < 400; i++) {
+    const pids = (() => {
+      try {
+        return execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' });
+      } catch {
+        return '';
+      }
+    })()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .filter((p) => p !== not);
+    if (pids.length > 0) return pids[0]!;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no batch process under ${parent}`);
+}
+
 describe('cadre batch', () => {
   it('200 tasks with injected faults yield exactly 200 result lines with the right statuses', async () => {
     const plan: [string, string, Record<string, unknown>][] = [
@@ -90,7 +114,7 @@ describe('cadre batch', () => {
       env,
       project.dir,
     );
-    expect(r.code).toBe(1);
+    expect(r.code, `exit ${r.code} signal ${r.signal}; stderr ends:\n${r.stderr.slice(-3000)}`).toBe(1);
     const results = await readResults(out);
     expect(results).toHaveLength(200);
     expect(new Set(results.map((x) => x.id)).size).toBe(200);
@@ -175,6 +199,64 @@ describe('cadre batch', () => {
     expect(new Set(all.map((x) => x.id)).size).toBe(120);
     expect(all.every((x) => x.status === 'completed')).toBe(true);
   }, 120_000);
+
+  it('a batch process that dies from a signal is restarted and resumes; nothing runs twice', async () => {
+    const tasks = Array.from({ length: 40 }, (_, i) => ({
+      id: `r${i}`,
+      agent: 'worker',
+      prompt: `task ${i} kind=paced`,
+    }));
+    const file = path.join(project.dir, 'crash.jsonl');
+    const out = path.join(project.dir, 'crash-results.jsonl');
+    await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+    const run = startCli(
+      ['batch', file, '--out', out, '--concurrency', '4', '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
+    const child = await batchChild(run.child.pid!);
+    for (let i = 0; i < 400 && (await lineCount(out)) < 8; i++) await new Promise((r) => setTimeout(r, 25));
+    // What the kernel's OOM killer does; a native crash (SIGSEGV, SIGABRT) is handled the same way.
+    process.kill(child, 'SIGKILL');
+    const r = await run.done;
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(r.stderr).toMatch(
+      /batch process died \(SIGKILL\); resuming from .*crash-results\.jsonl \(restart 1\)/,
+    );
+    const results = await readResults(out);
+    expect(results).toHaveLength(40);
+    expect(new Set(results.map((x) => x.id)).size).toBe(40);
+    expect(results.every((x) => x.status === 'completed')).toBe(true);
+    // The summary covers the whole invocation, before and after the restart.
+    expect(r.stderr).toMatch(/batch: 40 of 40 tasks ended/);
+    expect(r.stderr).toMatch(/statuses: completed 40\n/);
+  }, 60_000);
+
+  it('gives up after repeated crashes that finish nothing, and says how to resume', async () => {
+    const tasks = Array.from({ length: 4 }, (_, i) => ({
+      id: `g${i}`,
+      agent: 'patient',
+      prompt: `task ${i} kind=slow`,
+    }));
+    const file = path.join(project.dir, 'giveup.jsonl');
+    const out = path.join(project.dir, 'giveup-results.jsonl');
+    await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+    const run = startCli(
+      ['batch', file, '--out', out, '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
+    let last: number | undefined;
+    for (let i = 0; i < 3; i++) {
+      last = await batchChild(run.child.pid!, last);
+      process.kill(last, 'SIGKILL');
+    }
+    const r = await run.done;
+    expect(r.code).toBe(137);
+    expect(r.stderr).toMatch(/died \(SIGKILL\) 3 times in a row without finishing a task; giving up/);
+    expect(r.stderr).toMatch(/run the same command to resume/);
+    expect(await lineCount(out)).toBe(0);
+  }, 60_000);
 
   it('Ctrl-C cancels running tasks, records them as cancelled, and exits 130', async () => {
     const tasks = Array.from({ length: 40 }, (_, i) => ({

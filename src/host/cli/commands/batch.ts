@@ -6,8 +6,9 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { TaskStatus } from '../../../shared/task.js';
 import { BatchTally, progressReporter } from '../../batch/progress.js';
-import { finishedIds, ResultsWriter } from '../../batch/results-file.js';
+import { finishedIds, ResultsWriter, resultsSince } from '../../batch/results-file.js';
 import { parseTaskFile } from '../../batch/task-file.js';
+import { exitWithSupervisor, SINCE_ENV, superviseBatch, SUPERVISED_ENV } from '../batch-supervisor.js';
 import { UsageError, type CliContext } from '../context.js';
 import { addRunFlags, permissionMode, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
 
@@ -49,23 +50,42 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
         throw new UsageError(`batch: cannot read tasks file ${tasksPath}: ${error.code ?? error.message}`);
       });
       const outPath = path.resolve(ctx.processCwd, flags.out);
+      if (ctx.relaunch && ctx.env[SUPERVISED_ENV] !== '1') {
+        ctx.exitCode = await superviseBatch({ ...ctx.relaunch, env: ctx.env, outPath, io: ctx.io });
+        return;
+      }
+      const supervised = ctx.env[SUPERVISED_ENV] === '1';
+      if (supervised) exitWithSupervisor();
+      const since = supervised ? Number(ctx.env[SINCE_ENV] ?? NaN) : NaN;
+      // After a restart: what this invocation already finished is done, whatever --retry says.
+      const resumed = new Map(
+        (Number.isInteger(since) && since >= 0 ? await resultsSince(outPath, since) : []).map((r) => [
+          r.id,
+          r,
+        ]),
+      );
       const runtime = await runtimeFromFlags(command, ctx, {
         ...flags,
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
       });
       const parsed = parseTaskFile(tasksPath, content, new Set(runtime.registry.agents.map((a) => a.name)));
-      for (const issue of parsed.issues) ctx.io.stderr(`${file}:${issue.line}: skipped: ${issue.message}\n`);
+      // A restarted batch said this already.
+      if (!(since >= 0))
+        for (const issue of parsed.issues)
+          ctx.io.stderr(`${file}:${issue.line}: skipped: ${issue.message}\n`);
       const finished = await finishedIds(outPath);
       const todo = parsed.tasks.filter((t) => {
+        if (resumed.has(t.id)) return false;
         const status = finished.get(t.id);
         return status === undefined || retry.has(status);
       });
-      const skipped = parsed.tasks.length - todo.length;
+      const skipped = parsed.tasks.length - todo.length - resumed.size;
       if (skipped > 0)
         ctx.io.stderr(`batch: ${skipped} task(s) already in ${flags.out}; running ${todo.length}\n`);
 
       const writer = await ResultsWriter.open(outPath);
-      const tally = new BatchTally(todo.length);
+      const tally = new BatchTally(todo.length + resumed.size);
+      for (const result of resumed.values()) tally.add(result);
       const reporter = progressReporter(tally, process.stderr);
       const controller = new AbortController();
       let interrupts = 0;
