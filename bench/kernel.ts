@@ -3,7 +3,7 @@
 //   2. kill latency after the deadline for a CPU-bound runaway
 //   3. host event-loop delay p99 while 8 workers spin
 //   4. Grep over a 20,000-file tree vs ripgrep (when `rg` is installed)
-// Run: npm run build && npx tsx bench/kernel.ts
+// Run: npm run build && npx tsx bench/kernel.ts [--only roundTrip,kill,loopDelay,grep]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -173,17 +173,34 @@ async function grepVsRg(files: number) {
   };
 }
 
+// `--only grep` (or a comma list of section names) runs just those sections.
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
+const want = (name: string) => !only || only.has(name);
+
 const results = {
-  roundTrip: await roundTrip(5000),
-  kill: await killLatency(20),
-  loopDelay: await loopDelayWhileSpinning(8),
-  grep: await grepVsRg(20_000),
+  roundTrip: want('roundTrip') ? await roundTrip(5000) : undefined,
+  kill: want('kill') ? await killLatency(20) : undefined,
+  loopDelay: want('loopDelay') ? await loopDelayWhileSpinning(8) : undefined,
+  grep: want('grep') ? await grepVsRg(20_000) : undefined,
 };
 console.log(JSON.stringify(results, null, 2));
-console.log(
-  `capability round trip: ${results.roundTrip.roundTripMedianUs.toFixed(1)} µs median vs direct ${results.roundTrip.directMedianUs.toFixed(1)} µs (overhead ${results.roundTrip.overheadMedianUs.toFixed(1)} µs; goal ≤ 100)\n` +
-    `kill latency after deadline: ${results.kill.killLatencyMedianMs.toFixed(1)} ms median (goal ≤ 50)\n` +
-    `host event-loop delay p99 with 8 spinning workers: ${results.loopDelay.loopDelayP99Ms.toFixed(1)} ms (goal ≤ 20)\n` +
+const lines: string[] = [];
+if (results.roundTrip)
+  lines.push(
+    `capability round trip: ${results.roundTrip.roundTripMedianUs.toFixed(1)} µs median vs direct ${results.roundTrip.directMedianUs.toFixed(1)} µs (overhead ${results.roundTrip.overheadMedianUs.toFixed(1)} µs; goal ≤ 100)`,
+  );
+if (results.kill)
+  lines.push(
+    `kill latency after deadline: ${results.kill.killLatencyMedianMs.toFixed(1)} ms median (goal ≤ 50)`,
+  );
+if (results.loopDelay)
+  lines.push(
+    `host event-loop delay p99 with 8 spinning workers: ${results.loopDelay.loopDelayP99Ms.toFixed(1)} ms (goal ≤ 20)`,
+  );
+if (results.grep)
+  lines.push(
     `Grep over ${results.grep.files} files: ${results.grep.grepMedianMs.toFixed(0)} ms${results.grep.ratio ? ` vs rg ${results.grep.rgMedianMs?.toFixed(0)} ms = ${results.grep.ratio.toFixed(2)}× (goal ≤ 3×)` : ' (rg not installed)'}`,
-);
-console.log(`written to ${await writeResult('kernel', results)}`);
+  );
+console.log(lines.join('\n'));
+console.log(`written to ${await writeResult(only ? `kernel-${[...only].join('-')}` : 'kernel', results)}`);

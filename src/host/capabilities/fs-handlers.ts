@@ -15,7 +15,7 @@ import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
 import { writeAtomic } from './fs/write.js';
 import { resolveMany, resolvePath, type ResolvedPath } from './paths.js';
-import { decide } from './policy.js';
+import { decide, decideEach } from './policy.js';
 import type { PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
 
@@ -158,19 +158,20 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         // Each path is judged on its own: denied ones are skipped, never read.
         const allowed: ResolvedPath[] = [];
         const skipped: { path: string; reason: string }[] = [];
-        for (const t of targets) {
-          const v = decide({
-            capability: 'fs.read',
-            path: t,
-            projectDir: ctx.projectDir,
-            extraRoots: ctx.extraRoots,
-            homeDir: ctx.homeDir,
-            mode: ctx.mode,
-            rules: ctx.rules,
-          });
-          if (v.decision === 'allow') allowed.push(t);
-          else skipped.push({ path: t.requested, reason: v.reason });
-        }
+        const verdicts = decideEach({
+          capability: 'fs.read',
+          paths: targets,
+          projectDir: ctx.projectDir,
+          extraRoots: ctx.extraRoots,
+          homeDir: ctx.homeDir,
+          mode: ctx.mode,
+          rules: ctx.rules,
+        });
+        targets.forEach((t, i) => {
+          const v = verdicts[i];
+          if (v?.decision === 'allow') allowed.push(t);
+          else skipped.push({ path: t.requested, reason: v?.reason ?? 'not judged' });
+        });
         const result = await readMany(
           allowed.map((t) => t.real),
           req.maxBytesPerFile,

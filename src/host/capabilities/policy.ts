@@ -89,27 +89,42 @@ function compiled(rules: PolicyInput['rules']): ReturnType<typeof compileRules> 
   return parsed;
 }
 
-function decideUnsafe(input: PolicyInput): PolicyDecision {
-  if (typeof input !== 'object' || input === null) return invalid('the policy was asked about nothing');
-  const cap = input.capability;
-  if (typeof cap !== 'string') return invalid('the capability name is missing');
+type DecideContext = PathDecideContext & { homeDir?: string };
+
+/** Checks what every call carries and builds the context it is judged in, once per call. */
+function contextOf(input: PolicyInput): { ctx: DecideContext } | { invalid: PolicyDecision } {
+  if (typeof input !== 'object' || input === null)
+    return { invalid: invalid('the policy was asked about nothing') };
+  if (typeof input.capability !== 'string') return { invalid: invalid('the capability name is missing') };
   const mode = PermissionMode.safeParse(input.mode);
   if (!mode.success)
-    return invalid(
-      `unknown permission mode "${String(input.mode)}" (use ${PermissionMode.options.join(', ')})`,
-    );
-  if (!isAbsolute(input.projectDir)) return invalid('the project directory is not an absolute path');
+    return {
+      invalid: invalid(
+        `unknown permission mode "${String(input.mode)}" (use ${PermissionMode.options.join(', ')})`,
+      ),
+    };
+  if (!isAbsolute(input.projectDir))
+    return { invalid: invalid('the project directory is not an absolute path') };
   const extraRoots = Array.isArray(input.extraRoots)
     ? input.extraRoots.filter(isAbsolute).map(normalizeRoot)
     : [];
   const rules = compiled(input.rules);
-  const ctx: PathDecideContext & { homeDir?: string } = {
-    projectDir: normalizeRoot(input.projectDir),
-    extraRoots,
-    mode: mode.data,
-    rules,
-    ...(isAbsolute(input.homeDir) ? { homeDir: normalizeRoot(input.homeDir) } : {}),
+  return {
+    ctx: {
+      projectDir: normalizeRoot(input.projectDir),
+      extraRoots,
+      mode: mode.data,
+      rules,
+      ...(isAbsolute(input.homeDir) ? { homeDir: normalizeRoot(input.homeDir) } : {}),
+    },
   };
+}
+
+function decideUnsafe(input: PolicyInput): PolicyDecision {
+  const checked = contextOf(input);
+  if ('invalid' in checked) return checked.invalid;
+  const { ctx } = checked;
+  const cap = input.capability;
   if (FILE_CAPABILITIES.has(cap)) return decidePaths(input, ctx);
   switch (cap) {
     case 'exec.run':
@@ -139,10 +154,40 @@ export function decide(input: PolicyInput): PolicyDecision {
   try {
     return decideUnsafe(input);
   } catch (error) {
-    return {
-      decision: 'deny',
-      code: 'internal',
-      reason: `the policy could not judge this call: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    return internalDenial(error);
   }
+}
+
+function internalDenial(error: unknown): PolicyDecision {
+  return {
+    decision: 'deny',
+    code: 'internal',
+    reason: `the policy could not judge this call: ${error instanceof Error ? error.message : String(error)}`,
+  };
+}
+
+/**
+ * Decides a file capability for each of `input.paths` on its own, as `decide` would for each path
+ * alone (Grep's batch reads skip the denied ones and read the rest). The context is checked once.
+ * Pure and total like `decide`: one verdict per path, in order.
+ */
+export function decideEach(input: PolicyInput & { paths: readonly unknown[] }): PolicyDecision[] {
+  let checked: ReturnType<typeof contextOf>;
+  try {
+    checked = contextOf(input);
+  } catch (error) {
+    return input.paths.map(() => internalDenial(error));
+  }
+  if ('invalid' in checked) return input.paths.map(() => checked.invalid);
+  if (!FILE_CAPABILITIES.has(input.capability))
+    return input.paths.map(() => invalid(`${String(input.capability)} is not a file capability`));
+  const { ctx } = checked;
+  const { paths, ...one } = input;
+  return paths.map((p) => {
+    try {
+      return decidePaths({ ...one, path: p }, ctx);
+    } catch (error) {
+      return internalDenial(error);
+    }
+  });
 }

@@ -99,11 +99,22 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
   let matchedLines = 0;
   const skipped = new Map<string, number>();
 
-  outer: for (let start = 0; start < candidates.files.length; start += GREP_READ_CHUNK) {
-    if (ctx.signal?.aborted) return toolError('cancelled: the search was cancelled.');
-    const batch = await callCapability(ctx, 'fs.readMany', {
-      paths: candidates.files.slice(start, start + GREP_READ_CHUNK),
+  const files = candidates.files;
+  const read = (start: number) => {
+    if (start >= files.length) return undefined;
+    const pending = callCapability(ctx, 'fs.readMany', {
+      paths: files.slice(start, start + GREP_READ_CHUNK),
     });
+    // A search that stops early leaves the last request unread; its failure is nobody's concern.
+    pending.catch(() => undefined);
+    return pending;
+  };
+  // The next chunk is requested before this one is searched: the host checks and reads it meanwhile.
+  let ahead = read(0);
+  outer: for (let start = 0; start < files.length; start += GREP_READ_CHUNK) {
+    if (ctx.signal?.aborted) return toolError('cancelled: the search was cancelled.');
+    const batch = await ahead!;
+    ahead = read(start + GREP_READ_CHUNK);
     if (!batch.ok) return capabilityFailure(batch.error);
     for (const { reason } of batch.value.skipped) {
       // Reasons carry per-file details ("too large (1234 bytes, ...)"); group by their gist.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, type PolicyInput } from '../../../src/host/capabilities/policy.js';
+import { decide, decideEach, type PolicyInput } from '../../../src/host/capabilities/policy.js';
 
 /** A small seeded PRNG (mulberry32) so a failure can be replayed. */
 function rng(seed: number): () => number {
@@ -172,6 +172,34 @@ describe('decide never throws', () => {
     }
     // The generator reaches every verdict, so the loop exercised real decisions, not only rejections.
     expect(verdicts).toEqual(new Set(['allow', 'ask', 'deny']));
+  });
+
+  it('decideEach gives each path exactly the verdict decide gives it alone', () => {
+    const r = rng(99);
+    const names = ['a.ts', '.env', 'id_rsa', 'src', '..', '.git', 'config', 'x.pem', '.cadre', 'sub'];
+    for (let i = 0; i < 200; i++) {
+      const paths = Array.from({ length: 1 + Math.floor(r() * 6) }, () => {
+        if (r() < 0.1) return junkValue(r);
+        const rel = Array.from({ length: 1 + Math.floor(r() * 3) }, () => pick(r, names)).join('/');
+        const abs = r() < 0.85 ? `/proj/${rel}` : `/elsewhere/${rel}`;
+        return { requested: rel, absolute: abs, real: r() < 0.8 ? abs : `/proj/link/${rel}`, exists: true };
+      });
+      const base = {
+        capability: pick(r, ['fs.read', 'fs.write', 'fs.stat', 'fs.glob']),
+        projectDir: '/proj',
+        extraRoots: r() < 0.5 ? ['/extra'] : [],
+        homeDir: '/home/u',
+        mode: pick(r, MODES),
+        rules: {
+          allow: Array.from({ length: Math.floor(r() * 3) }, () => junk(r, RULE_BITS, 6)),
+          ask: [],
+          deny: Array.from({ length: Math.floor(r() * 2) }, () => junk(r, RULE_BITS, 6)),
+        },
+      } as unknown as PolicyInput;
+      const each = decideEach({ ...base, paths });
+      expect(each).toHaveLength(paths.length);
+      paths.forEach((path, j) => expect(each[j]).toEqual(decide({ ...base, path } as PolicyInput)));
+    }
   });
 
   it.each([

@@ -8,12 +8,26 @@ import { CadreError } from '../../../shared/errors.js';
 const FD_DIR = '/proc/self/fd';
 let procAvailable: boolean | undefined;
 
+/** Why a path that changed under the check is refused. */
+export function racedMessage(expected: string, opened: string): string {
+  return `${expected} changed between the permission check and the open (it now leads to ${opened}); refused`;
+}
+
 function raced(expected: string, opened: string): CadreError {
-  return new CadreError(
-    'permission_denied',
-    `${expected} changed between the permission check and the open (it now leads to ${opened}); refused`,
-    { path: expected },
-  );
+  return new CadreError('permission_denied', racedMessage(expected, opened), { path: expected });
+}
+
+/** The synchronous form of the descriptor's path, for the host's I/O thread. */
+export function openedPathSync(fd: number): string | undefined {
+  if (procAvailable === false) return undefined;
+  try {
+    const target = fs.readlinkSync(`${FD_DIR}/${fd}`);
+    procAvailable = true;
+    return target;
+  } catch {
+    procAvailable = false;
+    return undefined;
+  }
 }
 
 /** The path a descriptor really refers to, or undefined where /proc is not available. */
@@ -33,23 +47,6 @@ async function fdPath(fd: number): Promise<string | undefined> {
 export async function assertOpened(fd: number, expected: string): Promise<void> {
   const opened = await fdPath(fd);
   if (opened !== undefined && opened !== expected) throw raced(expected, opened);
-}
-
-/** The callback form of `assertOpened`, for the batch reader. */
-export function checkOpened(
-  fd: number,
-  expected: string,
-  done: (error: CadreError | undefined) => void,
-): void {
-  if (procAvailable === false) return done(undefined);
-  fs.readlink(`${FD_DIR}/${fd}`, (error, opened) => {
-    if (error) {
-      procAvailable = false;
-      return done(undefined);
-    }
-    procAvailable = true;
-    done(opened === expected ? undefined : raced(expected, opened));
-  });
 }
 
 /**

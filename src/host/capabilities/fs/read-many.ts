@@ -1,68 +1,102 @@
 // Reads many whole text files for Grep, whose regex runs in the worker: the host only fetches
-// bytes, in parallel, skipping (with a reason) what the worker should not get.
-import { checkOpened } from './pin.js';
-import fs, { constants } from 'node:fs';
+// bytes, skipping (with a reason) what the worker should not get. The reads run on the host's I/O
+// thread with synchronous calls (read-batch-sync.ts); this side queues requests and watches it.
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { CadreError } from '../../../shared/errors.js';
 import type { FsReadManyResult } from '../../../shared/capabilities.js';
-import { mapLimit } from './concurrency.js';
-import { fsError } from './errors.js';
-import { looksBinary } from './read.js';
+import { DIST_DIR } from '../../pool/worker-flags.js';
+import type { IoRequest } from './io-thread.js';
+import type { ReadOutcome } from './read-batch-sync.js';
 
 /** Default per-file cap for batch reads: Grep skips files larger than this. */
 export const DEFAULT_MAX_BYTES_PER_FILE = 1024 * 1024;
-/** Files read at once: enough to saturate libuv's pool, few enough to bound open descriptors. */
-const PARALLEL_READS = 64;
-
-type One = { ok: true; content: string; mtimeMs: number } | { ok: false; reason: string };
-
+/** The compiled I/O thread. */
+const IO_ENTRY = path.join(DIST_DIR, 'host', 'capabilities', 'fs', 'io-thread.js');
 /**
- * One file with the callback API: open, fstat, one read, close. The promise API's FileHandle costs
- * several times more per file, which dominates when Grep reads thousands of small files.
+ * A batch the I/O thread has not answered in this long is stuck in a syscall (a hung network
+ * mount): the thread is abandoned, its requests fail, and the next request gets a new thread.
  */
-function readOne(real: string, maxBytes: number): Promise<One> {
-  return new Promise((resolve) => {
-    const failed = (error: unknown) => resolve({ ok: false, reason: fsError(error, real).message });
-    // O_NONBLOCK: a FIFO among the paths must not park a libuv thread waiting for a writer.
-    fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK, (openError, fd) => {
-      if (openError) return failed(openError);
-      const done = (outcome: One) => fs.close(fd, () => resolve(outcome));
-      checkOpened(fd, real, (racedError) => {
-        if (racedError) return done({ ok: false, reason: racedError.message });
-        readOpened(fd, real, maxBytes, done);
-      });
-    });
-  });
+export const IO_STALL_MS = 30_000;
+
+interface Pending {
+  resolve: (outcomes: ReadOutcome[]) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
 }
 
-/** fstat, one read and the checks, on an open descriptor. */
-function readOpened(fd: number, real: string, maxBytes: number, done: (outcome: One) => void): void {
-  fs.fstat(fd, (statError, st) => {
-    if (statError) return done({ ok: false, reason: fsError(statError, real).message });
-    if (st.isDirectory()) return done({ ok: false, reason: 'a directory' });
-    if (!st.isFile()) return done({ ok: false, reason: 'not a regular file' });
-    if (st.size > maxBytes)
-      return done({ ok: false, reason: `too large (${st.size} bytes, cap ${maxBytes})` });
-    // One byte more than the size says: a file that grew past the cap since fstat is caught.
-    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
-    fs.read(fd, buf, 0, buf.length, 0, (readError, bytes) => {
-      if (readError) return done({ ok: false, reason: fsError(readError, real).message });
-      if (bytes > maxBytes) return done({ ok: false, reason: `too large (more than ${maxBytes} bytes)` });
-      if (bytes > st.size) return done({ ok: false, reason: 'changed while being read' });
-      const data = buf.subarray(0, bytes);
-      if (looksBinary(data)) return done({ ok: false, reason: 'binary' });
-      done({ ok: true, content: data.toString('utf8'), mtimeMs: st.mtimeMs });
+/** One I/O thread, started on first use and unreferenced while idle. */
+class IoThread {
+  private readonly worker = new Worker(IO_ENTRY);
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  dead = false;
+
+  constructor() {
+    this.worker.unref();
+    this.worker.on('message', (m: { id: number; outcomes: ReadOutcome[] }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.settle(m.id);
+      p.resolve(m.outcomes);
     });
-  });
+    this.worker.on('error', (error) => this.fail(`the I/O thread failed: ${error.message}`));
+    this.worker.on('exit', (code) => this.fail(`the I/O thread exited (code ${code})`));
+  }
+
+  read(reals: string[], maxBytes: number): Promise<ReadOutcome[]> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          this.fail(
+            `reading ${reals.length} files took over ${IO_STALL_MS / 1000} s; a file system is not answering`,
+          ),
+        IO_STALL_MS,
+      );
+      timer.unref();
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(id, { resolve, reject, timer });
+      this.worker.postMessage({ id, reals, maxBytes } satisfies IoRequest);
+    });
+  }
+
+  private settle(id: number): void {
+    const p = this.pending.get(id);
+    if (p) clearTimeout(p.timer);
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.worker.unref();
+  }
+
+  private fail(message: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    for (const [id, p] of [...this.pending]) {
+      this.settle(id);
+      p.reject(new CadreError('io_error', message));
+    }
+    this.worker.unref();
+    void this.worker.terminate().catch(() => undefined);
+  }
+}
+
+let thread: IoThread | undefined;
+
+function ioThread(): IoThread {
+  if (!thread || thread.dead) thread = new IoThread();
+  return thread;
 }
 
 /**
- * Reads each of `reals` (already-checked real paths) whole. Never throws for one bad file: binary,
+ * Reads each of `reals` (already-checked real paths) whole. Never fails for one bad file: binary,
  * oversized, missing or unreadable files land in `skipped` with the reason. Order is preserved.
+ * Rejects with `io_error` only when the I/O thread itself fails or stalls.
  */
 export async function readMany(
   reals: readonly string[],
   maxBytesPerFile = DEFAULT_MAX_BYTES_PER_FILE,
 ): Promise<FsReadManyResult> {
-  const outcomes = await mapLimit(reals, PARALLEL_READS, (real) => readOne(real, maxBytesPerFile));
+  const outcomes = reals.length === 0 ? [] : await ioThread().read([...reals], maxBytesPerFile);
   const result: FsReadManyResult = { files: [], skipped: [] };
   outcomes.forEach((outcome, i) => {
     const path = reals[i] ?? '';

@@ -14,6 +14,15 @@ export interface PathContext {
 
 /** Strips trailing slashes (but keeps `/`). */
 export function normalizeRoot(root: string): string {
+  // Most paths arrive already normal (path.resolve's output): skip the work for them.
+  if (
+    root.length > 1 &&
+    root.startsWith('/') &&
+    !root.endsWith('/') &&
+    !root.includes('//') &&
+    !root.includes('/.')
+  )
+    return root;
   const n = path.posix.normalize(root);
   return n.length > 1 ? n.replace(/\/+$/, '') : n;
 }
