@@ -60,6 +60,37 @@ describe('path jail, end to end', () => {
   });
 });
 
+describe('rules reach the tools, end to end', () => {
+  it('a Grep deny rule keeps Grep out of those files while Read still reads them', async () => {
+    const calls = [
+      { name: 'Grep', input: { pattern: 'NEEDLE', output_mode: 'files_with_matches' } },
+      { name: 'Read', input: { file_path: 'vendor/lib.js' } },
+    ];
+    h = await startHarness(
+      {
+        searcher: ({ turn, results }) =>
+          turn === 0 ? toolUseReply(calls) : textReply(JSON.stringify(results)),
+      },
+      { searcher: { tools: ['Read', 'Grep'] } },
+      {
+        files: {
+          'src/a.js': 'NEEDLE in src\n',
+          'vendor/lib.js': 'NEEDLE in vendor\n',
+          '.cadre/config.json': JSON.stringify({ permissions: { deny: ['Grep(vendor/**)'] } }),
+        },
+      },
+    );
+    const out = await h.runtime.run({ subagent_type: 'searcher', prompt: 'search' });
+    const [grep, read] = JSON.parse(out.result) as { content: string; is_error?: boolean }[];
+    const [found, ...rest] = (grep?.content ?? '').split('\n[');
+    expect(found).toBe('Found 1 file\nsrc/a.js');
+    // The model is told why the file was left out.
+    expect(rest.join('[')).toMatch(/not searched: 1 file\(s\): .*Grep\(vendor\/\*\*\)/);
+    expect(read?.is_error).not.toBe(true);
+    expect(read?.content).toContain('NEEDLE in vendor');
+  });
+});
+
 describe('hard deadlines, end to end', () => {
   it('kills a catastrophic Grep regex within 200 ms of the deadline', async () => {
     h = await startHarness(

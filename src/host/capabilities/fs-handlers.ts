@@ -158,8 +158,9 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         // Each path is judged on its own: denied ones are skipped, never read.
         const allowed: ResolvedPath[] = [];
         const skipped: { path: string; reason: string }[] = [];
+        // As fs.readMany: Read rules and Grep rules both apply to what Grep reads.
         const verdicts = decideEach({
-          capability: 'fs.read',
+          capability: 'fs.readMany',
           paths: targets,
           projectDir: ctx.projectDir,
           extraRoots: ctx.extraRoots,

@@ -116,9 +116,14 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
     const batch = await ahead!;
     ahead = read(start + GREP_READ_CHUNK);
     if (!batch.ok) return capabilityFailure(batch.error);
-    for (const { reason } of batch.value.skipped) {
-      // Reasons carry per-file details ("too large (1234 bytes, ...)"); group by their gist.
-      const gist = reason.replace(/\s*\(.*\)\s*$/, '');
+    for (const { path, reason } of batch.value.skipped) {
+      // Reasons carry per-file details ("reading a/b.js: matches ...", "too large (1234 bytes, ...)");
+      // group by their gist.
+      const own = `reading ${path}: `;
+      const gist = (reason.startsWith(own) ? reason.slice(own.length) : reason).replace(
+        /\s*\([^()]*\)\s*$/,
+        '',
+      );
       skipped.set(gist, (skipped.get(gist) ?? 0) + 1);
     }
     for (const file of batch.value.files) {
