@@ -35,6 +35,33 @@ function outsideReason(rp: ResolvedPath, abs: string, real: string, ctx: PathCon
   );
 }
 
+/** The rules of `list` whose tool applies to the capability. */
+function applicable(list: readonly ParsedRule[], tools: readonly string[]): ParsedRule[] {
+  return list.length === 0 ? [] : list.filter((r) => tools.includes(r.tool));
+}
+
+/** The first rule that matches any of `forms` (a bare rule matches everything). */
+function firstMatching(rules: readonly ParsedRule[], forms: readonly string[], ctx: PathContext) {
+  for (const r of rules) {
+    if (r.specifier === undefined) return r;
+    for (const p of forms) if (matchPathSpec(r.specifier, p, ctx)) return r;
+  }
+  return undefined;
+}
+
+/** Sensitivity hits of each form, if any. */
+function hitsOf(
+  forms: readonly string[],
+  find: (p: string) => SensitiveHit | undefined,
+): [string, SensitiveHit][] {
+  const hits: [string, SensitiveHit][] = [];
+  for (const p of forms) {
+    const hit = find(p);
+    if (hit) hits.push([p, hit]);
+  }
+  return hits;
+}
+
 /** The verdict on one path for a file capability (`fs.read`, `fs.write`, ...). */
 export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecideContext): PolicyDecision {
   if (typeof rp !== 'object' || rp === null || !isAbsoluteString(rp.absolute) || !isAbsoluteString(rp.real)) {
@@ -52,27 +79,20 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
   }
   const forms = abs === real ? [abs] : [abs, real];
   const tools = pathToolsFor(capability);
-  const applicable = (list: ParsedRule[]) =>
-    list.filter((r) => (tools as readonly string[]).includes(r.tool));
-  const any = (r: ParsedRule) =>
-    r.specifier === undefined || forms.some((p) => matchPathSpec(r.specifier as string, p, ctx));
+  const allowRules = applicable(ctx.rules.allow, tools);
   // An allow needs every form covered (a symlink cannot borrow the allowance of its location).
-  const allowFor = (p: string) =>
-    applicable(ctx.rules.allow).find((r) => r.specifier === undefined || matchPathSpec(r.specifier, p, ctx));
-  const allowed = forms.every((p) => allowFor(p) !== undefined);
+  const allowFor = (p: string) => firstMatching(allowRules, [p], ctx);
+  const allowed = allowRules.length > 0 && forms.every((p) => allowFor(p) !== undefined);
   const named = (hits: [string, SensitiveHit][]) =>
     allowed &&
     hits.every(([p, h]) =>
-      applicable(ctx.rules.allow).some((r) => r.specifier !== undefined && specNames(r.specifier, p, h, ctx)),
+      allowRules.some((r) => r.specifier !== undefined && specNames(r.specifier, p, h, ctx)),
     );
-  const shown = displayPath(abs, ctx);
-  const what = `${write ? 'writing' : 'reading'} ${shown}`;
+  // Only a verdict that explains itself needs the path as the user would write it.
+  const what = () => `${write ? 'writing' : 'reading'} ${displayPath(abs, ctx)}`;
 
   if (!write && capability !== 'fs.stat') {
-    const hits = forms.flatMap((p): [string, SensitiveHit][] => {
-      const hit = findSensitive(p);
-      return hit ? [[p, hit]] : [];
-    });
+    const hits = hitsOf(forms, findSensitive);
     const first = hits[0];
     if (first && !named(hits)) {
       const via = first[0] === real && real !== abs ? ` (it leads to ${real})` : '';
@@ -83,31 +103,28 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
       };
     }
   }
-  const deny = applicable(ctx.rules.deny).find(any);
-  if (deny) return ruleVerdict('deny', deny, what);
-  if (write && planForbids(ctx.mode, 'write')) return planDenial('write', what);
+  const deny = firstMatching(applicable(ctx.rules.deny, tools), forms, ctx);
+  if (deny) return ruleVerdict('deny', deny, what());
+  if (write && planForbids(ctx.mode, 'write')) return planDenial('write', what());
   if (write) {
-    const hits = forms.flatMap((p): [string, SensitiveHit][] => {
-      const hit = findProtected(p, ctx);
-      return hit ? [[p, hit]] : [];
-    });
+    const hits = hitsOf(forms, (p) => findProtected(p, ctx));
     const first = hits[0];
     if (first && !named(hits)) {
       const suggestion = `Edit(${ruleSpecFor(first[0], ctx)})`;
       return {
         decision: 'ask',
-        reason: `${what} touches ${first[1].label}, which always needs approval; allow it with an allow rule that names it, such as "${suggestion}"`,
+        reason: `${what()} touches ${first[1].label}, which always needs approval; allow it with an allow rule that names it, such as "${suggestion}"`,
         suggestions: [suggestion],
       };
     }
   }
   if (ctx.mode !== 'bypassPermissions') {
-    const ask = applicable(ctx.rules.ask).find(any);
-    if (ask) return ruleVerdict('ask', ask, what);
+    const ask = firstMatching(applicable(ctx.rules.ask, tools), forms, ctx);
+    if (ask) return ruleVerdict('ask', ask, what());
   }
   const allow = allowed ? allowFor(abs) : undefined;
-  if (allow) return ruleVerdict('allow', allow, what);
-  return modeDefault(ctx.mode, write ? 'write' : 'read', what, write ? [editSuggestion(abs, ctx)] : []);
+  if (allow) return ruleVerdict('allow', allow, what());
+  return modeDefault(ctx.mode, write ? 'write' : 'read', what(), write ? [editSuggestion(abs, ctx)] : []);
 }
 
 /** `Edit(dir/**)` for a file in a directory, `Edit(file)` at the top. */
