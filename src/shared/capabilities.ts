@@ -32,7 +32,14 @@ export interface FsReadManyResult {
   /** `mtimeMs` comes free with the read: Grep orders matching files by it. */
   files: { path: string; content: string; mtimeMs?: number }[];
   skipped: { path: string; reason: string }[];
+  /**
+   * Paths not read this time because the call's byte budget (READ_MANY_BUDGET_BYTES) was spent:
+   * the tail of the request, in order. Ask for them again.
+   */
+  deferred?: string[];
 }
+/** Bytes of file content one fs.readMany call returns at most (one file is always read). */
+export const READ_MANY_BUDGET_BYTES = 16 * 1024 * 1024;
 /** Find files: a glob relative to `path` (default the project), gitignore-aware. */
 export interface FsGlobRequest {
   pattern: string;

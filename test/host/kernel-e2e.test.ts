@@ -91,6 +91,28 @@ describe('rules reach the tools, end to end', () => {
   });
 });
 
+describe('Grep over more bytes than one read returns', () => {
+  it('asks again for what did not fit and finds every match', async () => {
+    const big = 'filler line of text\n'.repeat(45_000); // about 900 KB, under the per-file cap
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 24; i++) files[`data/f${String(i).padStart(2, '0')}.txt`] = `${big}NEEDLE ${i}\n`;
+    h = await startHarness(
+      {
+        searcher: ({ turn, results }) =>
+          turn === 0
+            ? toolUseReply([{ name: 'Grep', input: { pattern: 'NEEDLE \\d+', output_mode: 'count' } }])
+            : textReply(JSON.stringify(results)),
+      },
+      { searcher: { tools: ['Grep'] } },
+      { files },
+    );
+    const out = await h.runtime.run({ subagent_type: 'searcher', prompt: 'search' });
+    const [grep] = JSON.parse(out.result) as { content: string }[];
+    // 24 files of 900 KB are more than one call's 16 MiB budget.
+    expect(grep?.content).toMatch(/Found 24 matching lines across 24 files/);
+  });
+});
+
 describe('hard deadlines, end to end', () => {
   it('kills a catastrophic Grep regex within 200 ms of the deadline', async () => {
     h = await startHarness(

@@ -185,6 +185,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
               ...skipped,
               ...result.skipped.map((s) => ({ path: byReal.get(s.path) ?? s.path, reason: s.reason })),
             ],
+            ...(result.deferred ? { deferred: result.deferred.map((r) => byReal.get(r) ?? r) } : {}),
           },
           reason: `${allowed.length} of ${targets.length} paths allowed`,
         };

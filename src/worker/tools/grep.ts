@@ -2,6 +2,7 @@
 // host's deadline can kill a runaway pattern). The host only lists files (fs.glob, fs.stat)
 // and reads them (fs.readMany); matching, context and output shaping happen in this thread.
 import type { z } from 'zod';
+import type { FsReadManyResult } from '../../shared/capabilities.js';
 import { GrepInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';
 import { formatFileContent, joinGroups } from './grep-format.js';
@@ -12,6 +13,8 @@ import { parseToolInput, toInputSchema, toolError, toolText } from './tool.js';
 
 /** Files read per fs.readMany call: few round trips, bounded memory per step. */
 export const GREP_READ_CHUNK = 200;
+/** Chunks requested ahead of the one being searched. */
+const GREP_READ_AHEAD = 3;
 
 /** Distinct reasons for unreadable files listed in the result; the rest are counted. */
 const MAX_SKIP_REASONS = 5;
@@ -109,14 +112,12 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
     pending.catch(() => undefined);
     return pending;
   };
-  // The next chunk is requested before this one is searched: the host checks and reads it meanwhile.
-  let ahead = read(0);
-  outer: for (let start = 0; start < files.length; start += GREP_READ_CHUNK) {
-    if (ctx.signal?.aborted) return toolError('cancelled: the search was cancelled.');
-    const batch = await ahead!;
-    ahead = read(start + GREP_READ_CHUNK);
-    if (!batch.ok) return capabilityFailure(batch.error);
-    for (const { path, reason } of batch.value.skipped) {
+  // The next chunks are requested before this one is searched: the host checks and reads them
+  // meanwhile, on its event loop and its I/O thread at once.
+  const ahead = Array.from({ length: GREP_READ_AHEAD }, (_, i) => read(i * GREP_READ_CHUNK));
+  /** Takes in one batch's reads; true when the search has seen enough. */
+  const consume = (value: FsReadManyResult): boolean => {
+    for (const { path, reason } of value.skipped) {
       // Reasons carry per-file details ("reading a/b.js: matches ...", "too large (1234 bytes, ...)");
       // group by their gist.
       const own = `reading ${path}: `;
@@ -126,7 +127,7 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       );
       skipped.set(gist, (skipped.get(gist) ?? 0) + 1);
     }
-    for (const file of batch.value.files) {
+    for (const file of value.files) {
       const limit = mode === 'content' ? wanted - matchedLines : mode === 'files_with_matches' ? 1 : Infinity;
       if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
       const found = matchText(file.content, compiled.regex, multiline, limit);
@@ -137,7 +138,21 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       else entries.push(mode === 'count' ? `${file.path}:${found.matched.length}` : file.path);
       // files_with_matches is ordered by mtime once every file is seen, so only the cap stops it early.
       const stopAt = mode === 'files_with_matches' ? ctx.limits.maxGrepMatches : wanted;
-      if ((mode === 'content' ? matchedLines : entries.length) >= stopAt) break outer;
+      if ((mode === 'content' ? matchedLines : entries.length) >= stopAt) return true;
+    }
+    return false;
+  };
+  search: for (let start = 0; start < files.length; start += GREP_READ_CHUNK) {
+    if (ctx.signal?.aborted) return toolError('cancelled: the search was cancelled.');
+    let batch = await ahead.shift()!;
+    ahead.push(read(start + GREP_READ_AHEAD * GREP_READ_CHUNK));
+    // A batch holds a bounded number of bytes; what did not fit (the tail) is asked for again.
+    for (;;) {
+      if (!batch.ok) return capabilityFailure(batch.error);
+      if (consume(batch.value)) break search;
+      const rest = batch.value.deferred ?? [];
+      if (rest.length === 0) break;
+      batch = await callCapability(ctx, 'fs.readMany', { paths: rest });
     }
   }
 

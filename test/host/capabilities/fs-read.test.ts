@@ -140,4 +140,19 @@ describe('readMany', () => {
     expect(r.files).toHaveLength(1000);
     expect(r.files[999]?.content).toBe('file 999\n');
   });
+
+  it('stops at its byte budget and hands back the tail, in order, as deferred', async () => {
+    const dir2 = path.join(dir, 'budget');
+    await mkdir(dir2);
+    const files = Array.from({ length: 6 }, (_, i) => path.join(dir2, `f${i}.txt`));
+    await Promise.all(files.map((f) => writeFile(f, 'x'.repeat(100))));
+    const r = await readMany(files, 1000, 250);
+    expect(r.files.map((f) => path.basename(f.path))).toEqual(['f0.txt', 'f1.txt', 'f2.txt']);
+    expect(r.deferred?.map((f) => path.basename(f))).toEqual(['f3.txt', 'f4.txt', 'f5.txt']);
+    // One file is always read, however small the budget.
+    const one = await readMany(files, 1000, 1);
+    expect(one.files).toHaveLength(1);
+    expect(one.deferred).toHaveLength(5);
+    expect((await readMany(files, 1000)).deferred).toBeUndefined();
+  });
 });

@@ -9,8 +9,12 @@ export interface IoRequest {
   id: number;
   reals: string[];
   maxBytes: number;
+  budget: number;
 }
 
 parentPort?.on('message', (request: IoRequest) => {
-  parentPort?.postMessage({ id: request.id, outcomes: readBatchSync(request.reals, request.maxBytes) });
+  parentPort?.postMessage({
+    id: request.id,
+    outcomes: readBatchSync(request.reals, request.maxBytes, request.budget),
+  });
 });

@@ -44,7 +44,18 @@ export function readOneSync(real: string, maxBytes: number): ReadOutcome {
   }
 }
 
-/** Reads each path in order. */
-export function readBatchSync(reals: readonly string[], maxBytes: number): ReadOutcome[] {
-  return reals.map((real) => readOneSync(real, maxBytes));
+/**
+ * Reads the paths in order until `budget` bytes of content are read (at least one file is): the
+ * outcomes cover a prefix of `reals`, and the caller defers the rest.
+ */
+export function readBatchSync(reals: readonly string[], maxBytes: number, budget: number): ReadOutcome[] {
+  const outcomes: ReadOutcome[] = [];
+  let bytes = 0;
+  for (const real of reals) {
+    if (outcomes.length > 0 && bytes >= budget) break;
+    const outcome = readOneSync(real, maxBytes);
+    if (outcome.ok) bytes += outcome.content.length;
+    outcomes.push(outcome);
+  }
+  return outcomes;
 }

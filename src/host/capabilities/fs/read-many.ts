@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CadreError } from '../../../shared/errors.js';
-import type { FsReadManyResult } from '../../../shared/capabilities.js';
+import { READ_MANY_BUDGET_BYTES, type FsReadManyResult } from '../../../shared/capabilities.js';
 import { DIST_DIR } from '../../pool/worker-flags.js';
 import type { IoRequest } from './io-thread.js';
 import type { ReadOutcome } from './read-batch-sync.js';
@@ -44,7 +44,7 @@ class IoThread {
     this.worker.on('exit', (code) => this.fail(`the I/O thread exited (code ${code})`));
   }
 
-  read(reals: string[], maxBytes: number): Promise<ReadOutcome[]> {
+  read(reals: string[], maxBytes: number, budget: number): Promise<ReadOutcome[]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
@@ -57,7 +57,7 @@ class IoThread {
       timer.unref();
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { resolve, reject, timer });
-      this.worker.postMessage({ id, reals, maxBytes } satisfies IoRequest);
+      this.worker.postMessage({ id, reals, maxBytes, budget } satisfies IoRequest);
     });
   }
 
@@ -88,20 +88,23 @@ function ioThread(): IoThread {
 }
 
 /**
- * Reads each of `reals` (already-checked real paths) whole. Never fails for one bad file: binary,
+ * Reads each of `reals` (already-checked real paths) whole, up to `budget` bytes in all: the tail
+ * past it comes back as `deferred`. Never fails for one bad file: binary,
  * oversized, missing or unreadable files land in `skipped` with the reason. Order is preserved.
  * Rejects with `io_error` only when the I/O thread itself fails or stalls.
  */
 export async function readMany(
   reals: readonly string[],
   maxBytesPerFile = DEFAULT_MAX_BYTES_PER_FILE,
+  budget = READ_MANY_BUDGET_BYTES,
 ): Promise<FsReadManyResult> {
-  const outcomes = reals.length === 0 ? [] : await ioThread().read([...reals], maxBytesPerFile);
+  const outcomes = reals.length === 0 ? [] : await ioThread().read([...reals], maxBytesPerFile, budget);
   const result: FsReadManyResult = { files: [], skipped: [] };
   outcomes.forEach((outcome, i) => {
     const path = reals[i] ?? '';
     if (outcome.ok) result.files.push({ path, content: outcome.content, mtimeMs: outcome.mtimeMs });
     else result.skipped.push({ path, reason: outcome.reason });
   });
+  if (outcomes.length < reals.length) result.deferred = reals.slice(outcomes.length);
   return result;
 }
