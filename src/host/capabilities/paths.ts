@@ -86,25 +86,34 @@ interface DirListing {
  * `resolvePath`, so the result is the same as resolving each path alone.
  */
 export async function resolveMany(requested: readonly string[], projectDir: string): Promise<ResolvedPath[]> {
-  const listings = new Map<string, Promise<DirListing | undefined>>();
-  const listing = (dir: string) => {
-    let found = listings.get(dir);
-    if (!found) {
-      found = Promise.all([realpath(dir), readdir(dir, { withFileTypes: true })]).then(
-        ([real, entries]) => ({ real, plain: new Map(entries.map((e) => [e.name, !e.isSymbolicLink()])) }),
-        () => undefined,
-      );
-      listings.set(dir, found);
-    }
-    return found;
-  };
+  const absolutes = requested.map((one) => (one.includes('\0') ? undefined : path.resolve(projectDir, one)));
+  const dirs = new Map<string, DirListing | undefined>();
+  for (const absolute of absolutes) if (absolute !== undefined) dirs.set(path.dirname(absolute), undefined);
+  // One realpath and one readdir per directory, all at once; then each file is a map lookup.
+  await Promise.all(
+    [...dirs.keys()].map(async (dir) => {
+      try {
+        const [real, entries] = await Promise.all([realpath(dir), readdir(dir, { withFileTypes: true })]);
+        dirs.set(dir, { real, plain: new Map(entries.map((e) => [e.name, !e.isSymbolicLink()])) });
+      } catch {
+        // Missing or unreadable: each of its paths is resolved alone below.
+      }
+    }),
+  );
   return Promise.all(
-    requested.map(async (one) => {
-      if (one.includes('\0')) return resolvePath(one, projectDir);
-      const absolute = path.resolve(projectDir, one);
-      const dir = await listing(path.dirname(absolute));
-      if (dir?.plain.get(path.basename(absolute)) === true) {
-        return { requested: one, absolute, real: path.join(dir.real, path.basename(absolute)), exists: true };
+    requested.map((one, i): ResolvedPath | Promise<ResolvedPath> => {
+      const absolute = absolutes[i];
+      if (absolute === undefined) return resolvePath(one, projectDir);
+      const slash = absolute.lastIndexOf('/');
+      const dir = dirs.get(slash === 0 ? '/' : absolute.slice(0, slash));
+      const name = absolute.slice(slash + 1);
+      if (dir?.plain.get(name) === true) {
+        return {
+          requested: one,
+          absolute,
+          real: dir.real === '/' ? `/${name}` : `${dir.real}/${name}`,
+          exists: true,
+        };
       }
       return resolvePath(one, projectDir);
     }),

@@ -98,6 +98,11 @@ async function loadIgnore(file: string, base: string): Promise<IgnoreMatcher | u
   return content === undefined ? undefined : createIgnoreMatcher(content, base);
 }
 
+/** An entry of an absolute, normalised directory (plain concatenation: path.join normalises again). */
+function under(dir: string, name: string): string {
+  return dir === '/' ? `/${name}` : `${dir}/${name}`;
+}
+
 function join(rel: string, name: string): string {
   return rel === '' ? name : `${rel}/${name}`;
 }
@@ -178,10 +183,10 @@ export async function glob(
         return;
       }
       const name = entry.name;
-      const abs = path.join(dir.abs, name);
+      const abs = under(dir.abs, name);
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
-      let childReal = path.join(dir.real, name);
+      let childReal: string | undefined;
       if (entry.isSymbolicLink()) {
         const target = await stat(abs).catch(() => undefined);
         if (!target) continue; // dangling
@@ -203,7 +208,14 @@ export async function glob(
         // walked even though a .gitignore usually lists node_modules.
         const skip = ALWAYS_SKIPPED.has(name) ? !plan.named.has(name) : isIgnored(stack, ignoreRel, true);
         if (skip) continue;
-        enqueue({ abs, real: childReal, rel, ignoreRel, depth: dir.depth + 1, stack });
+        enqueue({
+          abs,
+          real: childReal ?? under(dir.real, name),
+          rel,
+          ignoreRel,
+          depth: dir.depth + 1,
+          stack,
+        });
       } else if (isFile && plan.regex.test(rel) && !isIgnored(stack, ignoreRel, false)) {
         if (matches.length >= limit) {
           result.truncated = true;
