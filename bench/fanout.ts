@@ -7,7 +7,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startFakeAnthropic, systemText, textReply, toolUseReply } from '../test/support/fake-anthropic.js';
-import { createRuntime } from '../src/host/runtime.js';
+// The compiled library, as users import it (bench scripts run after npm run build).
+import { createRuntime } from '../dist/index.js';
 import { runCli } from './support/cli.js';
 import { median, writeResult } from './support/stats.js';
 

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { exposeGateway } from '../src/host/capabilities/gateway.js';
-import { createRuntime } from '../src/host/runtime.js';
+// The compiled library, as users import it (bench scripts run after npm run build).
+import { createRuntime } from '../dist/index.js';
 import { portEndpoint } from '../src/shared/endpoint.js';
 import { ok } from '../src/shared/errors.js';
 import type { Capabilities } from '../src/shared/capabilities.js';

@@ -171,10 +171,12 @@ function internalDenial(error: unknown): PolicyDecision {
  * alone (Grep's batch reads skip the denied ones and read the rest). The context is checked once.
  * Pure and total like `decide`: one verdict per path, in order.
  */
-export function decideEach(input: PolicyInput & { paths: readonly unknown[] }): PolicyDecision[] {
+export function decideEach(
+  input: Omit<PolicyInput, 'path' | 'paths'> & { paths: readonly unknown[] },
+): PolicyDecision[] {
   let checked: ReturnType<typeof contextOf>;
   try {
-    checked = contextOf(input);
+    checked = contextOf(input as PolicyInput);
   } catch (error) {
     return input.paths.map(() => internalDenial(error));
   }
@@ -185,7 +187,7 @@ export function decideEach(input: PolicyInput & { paths: readonly unknown[] }): 
   const { paths, ...one } = input;
   return paths.map((p) => {
     try {
-      return decidePaths({ ...one, path: p }, ctx);
+      return decidePaths({ ...one, path: p } as PolicyInput, ctx);
     } catch (error) {
       return internalDenial(error);
     }
