@@ -184,10 +184,11 @@ export function decideEach(
   if (!FILE_CAPABILITIES.has(input.capability))
     return input.paths.map(() => invalid(`${String(input.capability)} is not a file capability`));
   const { ctx } = checked;
-  const { paths, ...one } = input;
-  return paths.map((p) => {
+  const { capability, pattern } = input;
+  return input.paths.map((p) => {
     try {
-      return decidePaths({ ...one, path: p } as PolicyInput, ctx);
+      // decidePaths reads only these fields; the context is built once above.
+      return decidePaths({ capability, pattern, path: p } as PolicyInput, ctx);
     } catch (error) {
       return internalDenial(error);
     }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide, type PolicyInput, type ResolvedPath } from '../../../src/host/capabilities/policy.js';
+import { findSensitive, scanSensitive } from '../../../src/host/capabilities/policy/sensitive.js';
 import { resolvePath } from '../../../src/host/capabilities/paths.js';
 import type { PermissionMode } from '../../../src/shared/task.js';
 
@@ -299,5 +300,63 @@ describe('sensitive paths', () => {
       rules: { allow: ['Write(.cadre/agents/**)'] },
     });
     expect(result.decision).toBe('allow');
+  });
+});
+
+describe('the sensitive-path pre-check', () => {
+  it('never clears a path that the full scan finds sensitive', () => {
+    const words = [
+      'src',
+      'a.ts',
+      '.env',
+      '.ENV.local',
+      '.env.example',
+      'id_rsa',
+      'ID_ED25519.old',
+      'id_rsa.pub',
+      'x.pem',
+      'X.KEY',
+      'store.jks',
+      '_netrc',
+      'Credentials.JSON',
+      '.ssh',
+      '.gnupg',
+      '.aws',
+      'credentials',
+      '.docker',
+      'config.json',
+      '.kube',
+      'config',
+      '.config',
+      'gcloud',
+      'gh',
+      '.npmrc',
+      '.git-credentials',
+      'key',
+      'pem',
+      'env',
+      'ssh',
+      'id_',
+      'netrc',
+    ];
+    let state = 7;
+    const next = () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+    let sensitive = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const segs = Array.from(
+        { length: 1 + Math.floor(next() * 4) },
+        () => words[Math.floor(next() * words.length)],
+      );
+      const p = `/proj/${segs.join('/')}`;
+      const full = scanSensitive(p);
+      if (full) sensitive++;
+      expect(findSensitive(p), p).toEqual(full);
+    }
+    // The generator reaches both sides of the check.
+    expect(sensitive).toBeGreaterThan(1000);
+    expect(sensitive).toBeLessThan(19_000);
   });
 });

@@ -73,8 +73,21 @@ export const SENSITIVE_PATTERNS: readonly string[] = [
   '.aws/credentials, .docker/config.json, .kube/config, .config/gcloud/**, .config/gh/**',
 ];
 
+/**
+ * A path that can be sensitive at all: a segment starting with a dot (every sensitive directory,
+ * .env and the dot-credential files), or a name that is a key, an SSH key, _netrc or
+ * credentials.json. Most paths fail it, and are cleared without splitting them into segments.
+ */
+const MAYBE_SENSITIVE =
+  /(^|\/)\.|\.(pem|key|p12|pfx|jks|keystore|ppk)$|(^|\/)id_(rsa|dsa|ecdsa|ed25519)[^/]*$|(^|\/)(_netrc|credentials\.json)$/i;
+
 /** Why the absolute path `p` holds secrets (every sensitive segment is a key), or undefined. */
 export function findSensitive(p: string): SensitiveHit | undefined {
+  return MAYBE_SENSITIVE.test(p) ? scanSensitive(p) : undefined;
+}
+
+/** The full segment-by-segment scan behind `findSensitive` (exported for the test of its pre-check). */
+export function scanSensitive(p: string): SensitiveHit | undefined {
   const segs = p.split('/');
   const last = segs.length - 1;
   let label: string | undefined;
