@@ -30,9 +30,18 @@ export async function runWorker(
   control.addEventListener('message', onControl);
   control.start?.();
 
-  // Events go out as they happen, in order, so a kill loses nothing already emitted.
+  // Events go out in order, in one message per turn of this thread's event loop: a model reply that
+  // ends with tool calls yields a burst of events, and one capability call per event would delay
+  // the tools behind as many host round trips. A kill loses at most the current burst.
+  let outbox: AgentEvent[] = [];
+  const flush = () => {
+    if (outbox.length === 0) return;
+    const batch = outbox;
+    outbox = [];
+    void caps['events.emit']?.(batch).catch(() => undefined);
+  };
   const send = (event: AgentEvent) => {
-    void caps['events.emit']?.([event]).catch(() => undefined);
+    if (outbox.push(event) === 1) setImmediate(flush);
   };
   try {
     if (spec.fault) await injectFault(spec.fault);
@@ -56,6 +65,7 @@ export async function runWorker(
       send(step.value);
     }
   } finally {
+    flush();
     control.removeEventListener('message', onControl);
     remote[Comlink.releaseProxy]();
   }
