@@ -1,56 +1,57 @@
 // `npm run bundle`: bundles the compiled output for fast start-up.
-// - dist/worker-bundle/worker.cjs: the worker (CommonJS, so V8 can cache its compiled code), with
-//   worker-<node version>-<arch>.cache beside it and entry.mjs (scripts/worker-loader.mjs) to load both;
+// - dist/worker-bundle/worker.cjs: the worker thread's code, loaded by entry.mjs
+//   (scripts/worker-loader.mjs);
 // - dist/worker-bundle/process-entry.mjs: the worker of process isolation mode;
-// - dist/host/cli/cadre.mjs: the CLI (piscina stays external).
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// - dist/host/cli/cadre.cjs: the CLI, run by the executable cadre.mjs (scripts/cli-loader.mjs);
+// - dist/code-cache.mjs (scripts/code-cache.mjs) and, beside each .cjs bundle, V8's code cache for
+//   the Node version that ran the build. Other versions compile from source.
+import { chmodSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
-const out = path.join(dist, 'worker-bundle');
-const banner = {
-  js: "import { createRequire as __cadreRequire } from 'node:module'; const require = __cadreRequire(import.meta.url);",
-};
+const workerDir = path.join(dist, 'worker-bundle');
+const cliDir = path.join(dist, 'host', 'cli');
 const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' };
+// CommonJS bundles keep their location-relative paths: import.meta.url becomes the bundle's own URL.
+const cjs = {
+  ...common,
+  format: 'cjs',
+  define: { 'import.meta.url': '__cadreModuleUrl' },
+  banner: { js: "var __cadreModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
 
 await Promise.all([
   build({
-    ...common,
+    ...cjs,
     entryPoints: [path.join(dist, 'worker', 'entry.js')],
-    format: 'cjs',
-    outfile: path.join(out, 'worker.cjs'),
+    outfile: path.join(workerDir, 'worker.cjs'),
   }),
   build({
     ...common,
     entryPoints: [path.join(dist, 'worker', 'process-entry.js')],
     format: 'esm',
-    banner,
-    outfile: path.join(out, 'process-entry.mjs'),
+    banner: {
+      js: "import { createRequire as __cadreRequire } from 'node:module'; const require = __cadreRequire(import.meta.url);",
+    },
+    outfile: path.join(workerDir, 'process-entry.mjs'),
   }),
   build({
-    ...common,
-    entryPoints: [path.join(dist, 'host', 'cli', 'main.js')],
-    format: 'esm',
-    banner,
+    ...cjs,
+    entryPoints: [path.join(cliDir, 'main.js')],
     external: ['piscina'],
-    outfile: path.join(dist, 'host', 'cli', 'cadre.mjs'),
+    outfile: path.join(cliDir, 'cadre.cjs'),
   }),
 ]);
-copyFileSync(path.join(root, 'scripts', 'worker-loader.mjs'), path.join(out, 'entry.mjs'));
+copyFileSync(path.join(root, 'scripts', 'code-cache.mjs'), path.join(dist, 'code-cache.mjs'));
+copyFileSync(path.join(root, 'scripts', 'worker-loader.mjs'), path.join(workerDir, 'entry.mjs'));
+copyFileSync(path.join(root, 'scripts', 'cli-loader.mjs'), path.join(cliDir, 'cadre.mjs'));
+chmodSync(path.join(cliDir, 'cadre.mjs'), 0o755);
 
-// The code cache: compile and run the worker's top level (it only defines things), then keep what
-// V8 compiled. It is valid for this Node version only; other versions compile from source.
-const file = path.join(out, 'worker.cjs');
-const script = new vm.Script(
-  `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`,
-  { filename: file },
-);
-const module = { exports: {} };
-script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, out);
-if (typeof module.exports.default !== 'function') throw new Error('worker.cjs has no default export');
-writeFileSync(path.join(out, `worker-${process.version}-${process.arch}.cache`), script.createCachedData());
+const { writeCache } = await import(path.join(dist, 'code-cache.mjs'));
+if (typeof writeCache(path.join(workerDir, 'worker.cjs')).default !== 'function')
+  throw new Error('worker.cjs has no default export');
+if (typeof writeCache(path.join(cliDir, 'cadre.cjs')).main !== 'function')
+  throw new Error('cadre.cjs has no main export');

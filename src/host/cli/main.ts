@@ -1,21 +1,23 @@
-#!/usr/bin/env node
-// The `cadre` executable: wiring only.
+// The `cadre` executable's body: wiring only. The bundle (dist/host/cli/cadre.cjs) exports `main`,
+// which the executable (dist/host/cli/cadre.mjs, scripts/cli-loader.mjs) calls.
 import { processContext } from './context.js';
 import { runCli } from './program.js';
 
-// Benchmarks read the CLI's own peak memory and CPU from this line.
-if (process.env.CADRE_REPORT_RESOURCES === '1') {
-  process.on('exit', () => {
-    const r = process.resourceUsage();
-    process.stderr.write(
-      `${JSON.stringify({ cadreResources: { maxRSSKb: r.maxRSS, userUs: r.userCPUTime, systemUs: r.systemCPUTime } })}\n`,
-    );
+/** Runs `cadre` with the process's arguments and sets its exit code. */
+export async function main(): Promise<void> {
+  // Benchmarks read the CLI's own peak memory and CPU from this line.
+  if (process.env.CADRE_REPORT_RESOURCES === '1') {
+    process.on('exit', () => {
+      const r = process.resourceUsage();
+      process.stderr.write(
+        `${JSON.stringify({ cadreResources: { maxRSSKb: r.maxRSS, userUs: r.userCPUTime, systemUs: r.systemCPUTime } })}\n`,
+      );
+    });
+  }
+  const args = process.argv.slice(2);
+  const script = process.argv[1];
+  process.exitCode = await runCli(args, {
+    ...processContext(),
+    ...(script !== undefined ? { relaunch: { script, args } } : {}),
   });
 }
-
-const args = process.argv.slice(2);
-const script = process.argv[1];
-process.exitCode = await runCli(args, {
-  ...processContext(),
-  ...(script !== undefined ? { relaunch: { script, args } } : {}),
-});
