@@ -5,7 +5,7 @@
 // - dist/host/cli/cadre.cjs: the CLI, run by the executable cadre.mjs (scripts/cli-loader.mjs);
 // - dist/code-cache.mjs (scripts/code-cache.mjs) and, beside each .cjs bundle, V8's code cache for
 //   the Node version that ran the build. Other versions compile from source.
-import { chmodSync, copyFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -22,6 +22,17 @@ const cjs = {
   define: { 'import.meta.url': '__cadreModuleUrl' },
   banner: { js: "var __cadreModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
+
+// Caches of an earlier build no longer match the new bundles, whatever Node version made them.
+for (const dir of [workerDir, cliDir]) {
+  let names = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    names = [];
+  }
+  for (const name of names) if (name.endsWith('.cache')) rmSync(path.join(dir, name));
+}
 
 await Promise.all([
   build({
