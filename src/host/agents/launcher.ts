@@ -1,6 +1,7 @@
 // Starts one agent run: resolves its definition, grant, model and limits; opens its transcript;
 // waits for a slot; runs it in a worker; and turns how it ended into one TaskOutput. Children
 // started through `agents.task` come back here with their parent's node.
+import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { LoadedAgent } from '../../shared/agent-definition.js';
 import { renderPrompt } from '../../shared/agent-definition.js';
@@ -106,15 +107,17 @@ export async function launch(
     waitingOn: 0,
     runKey: `${agentId}#${randomUUID()}`,
   };
+  // A parent holds one listener per running child: no warning at eleven, and none left behind.
+  setMaxListeners(0, node.cancel.signal);
   if (parent) {
     // A parent that ended while this child was being set up takes the child with it.
     if (parent.cancel.signal.aborted) node.cancel.abort(cancelReason('parent_cancelled'));
-    else
-      parent.cancel.signal.addEventListener(
-        'abort',
-        () => node.cancel.abort(cancelReason('parent_cancelled')),
-        { once: true },
-      );
+    else {
+      const signal = parent.cancel.signal;
+      const onParentCancel = () => node.cancel.abort(cancelReason('parent_cancelled'));
+      signal.addEventListener('abort', onParentCancel, { once: true });
+      void node.done.then(() => signal.removeEventListener('abort', onParentCancel));
+    }
   }
   core.running.set(agentId, node);
   if (input.resume) core.releaseResume(input.resume);

@@ -43,6 +43,36 @@ describe('Task delegation', () => {
     expect(overlaps(workerRequests)).toBe(8);
   });
 
+  it('a lead with 12 children at once prints no listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      h = await startHarness(
+        {
+          lead: ({ turn }) =>
+            turn === 0
+              ? toolUseReply(
+                  Array.from({ length: 12 }, (_, i) => ({
+                    name: 'Task',
+                    input: { description: `part ${i}`, prompt: `part ${i}`, subagent_type: 'worker' },
+                  })),
+                )
+              : done('all parts done'),
+          worker: () => textReply('part report', { latencyMs: 100 }),
+        },
+        { lead: { tools: ['Task'] }, worker: { tools: ['Read'] } },
+        { concurrency: 16 },
+      );
+      const out = await h.runtime.run({ subagent_type: 'lead', prompt: 'split the work' });
+      expect(out.status).toBe('completed');
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => /MaxListeners/.test(w))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('a child sees its result as agentId, status, text and a usage line', async () => {
     h = await startHarness(
       {
