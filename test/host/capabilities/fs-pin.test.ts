@@ -54,6 +54,18 @@ describe('check-then-use window', () => {
     expect((await readdir(outside)).sort()).toEqual(['f.txt']);
   });
 
+  it('a write under missing directories creates none of them outside', async () => {
+    const real = await checkedThenSwapped('sub/deep/er/new.txt');
+    await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });
+    expect((await readdir(outside)).sort()).toEqual(['f.txt']);
+  });
+
+  it('a write under missing directories creates them inside when nothing was swapped', async () => {
+    const checked = await resolvePath('sub/a/b/c/new.txt', project);
+    await writeAtomic(checked.real, 'made\n');
+    expect((await readText(checked.real)).content).toBe('made\n');
+  });
+
   it('unswapped paths read and write as before', async () => {
     const checked = await resolvePath('sub/f.txt', project);
     expect((await readText(checked.real)).content).toBe('inside\n');

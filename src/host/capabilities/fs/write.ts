@@ -2,7 +2,7 @@
 // is renamed over the target, so a reader (or a crash) sees the old file or the new one, never half.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { FsWriteResult } from '../../../shared/capabilities.js';
 import { CadreError } from '../../../shared/errors.js';
@@ -40,11 +40,7 @@ export async function writeAtomic(
   options: WriteAtomicOptions = {},
 ): Promise<FsWriteResult> {
   const dir = path.dirname(real);
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (error) {
-    throw fsError(error, dir);
-  }
+  await makeDirs(dir);
   // Everything below goes through the opened directory, so a directory swapped for a symlink after
   // the permission check cannot redirect the write.
   let dirHandle;
@@ -58,6 +54,61 @@ export async function writeAtomic(
     return await writeIn(dirHandle.fd, dir, real, content, options);
   } finally {
     await dirHandle.close();
+  }
+}
+
+/**
+ * Creates the missing directories of `dir` (a checked real path) one level at a time, each inside
+ * the directory opened before it: a directory swapped for a symlink after the check makes this
+ * fail instead of creating directories wherever the link leads (as `mkdir -p` would).
+ */
+async function makeDirs(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let base = dir;
+  for (;;) {
+    const st = await lstat(base).catch((error: unknown) => {
+      if (errnoOf(error) === 'ENOENT') return undefined;
+      throw fsError(error, base);
+    });
+    if (st) break;
+    const up = path.dirname(base);
+    if (up === base) break;
+    missing.unshift(path.basename(base));
+    base = up;
+  }
+  if (missing.length === 0) return;
+  let handle;
+  try {
+    handle = await open(base, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (error) {
+    throw fsError(error, base);
+  }
+  let at = base;
+  try {
+    await assertOpened(handle.fd, base);
+    for (const name of missing) {
+      const child = underFd(handle.fd, at, name);
+      await mkdir(child).catch((error: unknown) => {
+        if (errnoOf(error) !== 'EEXIST') throw fsError(error, path.join(at, name));
+      });
+      // O_NOFOLLOW: a symlink planted under the new name is refused, not followed.
+      const next = await open(child, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(
+        (error: unknown) => {
+          throw errnoOf(error) === 'ELOOP' || errnoOf(error) === 'ENOTDIR'
+            ? new CadreError(
+                'permission_denied',
+                `${path.join(at, name)} changed between the permission check and the write (it is no longer a directory); refused`,
+                { path: path.join(at, name) },
+              )
+            : fsError(error, path.join(at, name));
+        },
+      );
+      await handle.close();
+      handle = next;
+      at = path.join(at, name);
+    }
+  } finally {
+    await handle.close();
   }
 }
 
