@@ -31,7 +31,8 @@ for (const dir of [workerDir, cliDir]) {
   } catch {
     names = [];
   }
-  for (const name of names) if (name.endsWith('.cache')) rmSync(path.join(dir, name));
+  for (const name of names)
+    if (name.endsWith('.cache') || name.endsWith('.cjs.id')) rmSync(path.join(dir, name));
 }
 
 await Promise.all([
@@ -61,7 +62,9 @@ copyFileSync(path.join(root, 'scripts', 'worker-loader.mjs'), path.join(workerDi
 copyFileSync(path.join(root, 'scripts', 'cli-loader.mjs'), path.join(cliDir, 'cadre.mjs'));
 chmodSync(path.join(cliDir, 'cadre.mjs'), 0o755);
 
-const { writeCache } = await import(path.join(dist, 'code-cache.mjs'));
+const { writeCache, writeId } = await import(path.join(dist, 'code-cache.mjs'));
+writeId(path.join(workerDir, 'worker.cjs'));
+writeId(path.join(cliDir, 'cadre.cjs'));
 if (typeof writeCache(path.join(workerDir, 'worker.cjs')).default !== 'function')
   throw new Error('worker.cjs has no default export');
 if (typeof writeCache(path.join(cliDir, 'cadre.cjs')).main !== 'function')

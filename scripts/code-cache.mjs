@@ -2,14 +2,36 @@
 // scripts/bundle.mjs). The cache is specific to one Node version and architecture; where none
 // matches, the bundle compiles from source as usual. Used by the worker threads' entry and by the
 // `cadre` executable, which each start by compiling about two megabytes of JavaScript.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 
-/** The cache file beside `file` for this Node version. */
+/**
+ * The cache file beside `file` for this Node version and this build of `file`. V8 checks little
+ * more than the source's length before taking a cache, so the name carries the content hash that
+ * scripts/bundle.mjs wrote to `<file>.id`: a cache can never be taken for other code. Without an
+ * id, or with CADRE_CODE_CACHE=off, there is no cache.
+ */
 export function cacheFileFor(file) {
-  return file.replace(/\.cjs$/, `-${process.version}-${process.arch}.cache`);
+  if (process.env.CADRE_CODE_CACHE === 'off') return undefined;
+  let id;
+  try {
+    id = readFileSync(`${file}.id`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  if (!/^[0-9a-f]{8,64}$/.test(id)) return undefined;
+  return file.replace(/\.cjs$/, `-${id}-${process.version}-${process.arch}.cache`);
+}
+
+/** The content hash written to `<file>.id`. */
+export function writeId(file) {
+  writeFileSync(
+    `${file}.id`,
+    `${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 32)}\n`,
+  );
 }
 
 function compile(file, cachedData) {
@@ -39,21 +61,29 @@ function writeAtomically(target, data) {
  * so far for this Node version (it throws where dist/ is read-only).
  */
 export function loadCached(file) {
+  const cacheFile = cacheFileFor(file);
   let cachedData;
   try {
-    cachedData = readFileSync(cacheFileFor(file));
+    cachedData = cacheFile ? readFileSync(cacheFile) : undefined;
   } catch {
     cachedData = undefined;
   }
   const script = compile(file, cachedData);
   const exports = run(script, file);
   const codeCache = cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'none';
-  return { exports, codeCache, save: () => writeAtomically(cacheFileFor(file), script.createCachedData()) };
+  return {
+    exports,
+    codeCache,
+    save: () => {
+      if (cacheFile) writeAtomically(cacheFile, script.createCachedData());
+    },
+  };
 }
 
 /** True when `file` has a cache for this Node version. */
 export function hasCache(file) {
-  return existsSync(cacheFileFor(file));
+  const cacheFile = cacheFileFor(file);
+  return cacheFile === undefined || existsSync(cacheFile);
 }
 
 /**
@@ -63,6 +93,7 @@ export function hasCache(file) {
 export function writeCache(file) {
   const script = compile(file);
   const exports = run(script, file);
-  writeAtomically(cacheFileFor(file), script.createCachedData());
+  const cacheFile = cacheFileFor(file);
+  if (cacheFile) writeAtomically(cacheFile, script.createCachedData());
   return exports;
 }

@@ -30,9 +30,10 @@ export async function runWorker(
   control.addEventListener('message', onControl);
   control.start?.();
 
-  // Events go out in order, in one message per turn of this thread's event loop: a model reply that
-  // ends with tool calls yields a burst of events, and one capability call per event would delay
-  // the tools behind as many host round trips. A kill loses at most the current burst.
+  // Events go out in order. Streamed text deltas, the bulk of them, are gathered for one message
+  // per turn of this thread's event loop; any other event goes out at once with what is gathered,
+  // so the host sees a tool call before the capability calls it makes. A kill loses at most the
+  // deltas of the current turn.
   let outbox: AgentEvent[] = [];
   const flush = () => {
     if (outbox.length === 0) return;
@@ -41,7 +42,9 @@ export async function runWorker(
     void caps['events.emit']?.(batch).catch(() => undefined);
   };
   const send = (event: AgentEvent) => {
-    if (outbox.push(event) === 1) setImmediate(flush);
+    const first = outbox.push(event) === 1;
+    if (event.type !== 'text-delta') flush();
+    else if (first) setImmediate(flush);
   };
   try {
     if (spec.fault) await injectFault(spec.fault);

@@ -176,17 +176,11 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         const result = await readMany(
           allowed.map((t) => t.real),
           req.maxBytesPerFile,
+          undefined,
+          allowed.map((t) => t.requested),
         );
-        const byReal = new Map(allowed.map((t) => [t.real, t.requested]));
         return {
-          value: {
-            files: result.files.map((f) => ({ ...f, path: byReal.get(f.path) ?? f.path })),
-            skipped: [
-              ...skipped,
-              ...result.skipped.map((s) => ({ path: byReal.get(s.path) ?? s.path, reason: s.reason })),
-            ],
-            ...(result.deferred ? { deferred: result.deferred.map((r) => byReal.get(r) ?? r) } : {}),
-          },
+          value: { ...result, skipped: [...skipped, ...result.skipped] },
           reason: `${allowed.length} of ${targets.length} paths allowed`,
         };
       },

@@ -62,7 +62,8 @@ export async function superviseBatch(options: SuperviseOptions): Promise<number>
     const signal = ended.signal ?? 'SIGKILL';
     const number = constants.signals[signal] ?? 9;
     if (ended.forwarded || !CRASH_SIGNALS.has(signal)) return 128 + number;
-    fruitless = (await sizeOf(outPath)) > before ? 0 : fruitless + 1;
+    // More than the newline that repairs a torn last line: at least one result was written.
+    fruitless = (await sizeOf(outPath)) - before > 1 ? 0 : fruitless + 1;
     if (fruitless >= MAX_CRASHES_WITHOUT_PROGRESS || restarts >= MAX_RESTARTS) {
       io.stderr(
         `batch: the batch process died (${signal}) ${fruitless >= MAX_CRASHES_WITHOUT_PROGRESS ? `${fruitless} times in a row without finishing a task` : `${restarts + 1} times`}; giving up. ` +
@@ -117,7 +118,8 @@ function runChild(
  * orphaned batch never keeps appending to a results file that a re-run is reading.
  */
 export function exitWithSupervisor(): void {
-  if (!process.connected) return;
+  // Gone already (killed while this process was starting): stop before running anything.
+  if (!process.connected) process.exit(137);
   process.on('disconnect', () => process.exit(137));
   // The channel only watches the supervisor; it must not keep a finished batch alive.
   process.channel?.unref();

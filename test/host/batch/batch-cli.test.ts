@@ -232,6 +232,21 @@ describe('cadre batch', () => {
     expect(r.stderr).toMatch(/statuses: completed 40\n/);
   }, 60_000);
 
+  it('reads tasks from a pipe (/dev/stdin), which can be read only once', async () => {
+    const out = path.join(project.dir, 'stdin-results.jsonl');
+    const run = startCli(
+      ['batch', '/dev/stdin', '--out', out, '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
+    run.child.stdin?.end(
+      `${JSON.stringify({ id: 's1', agent: 'worker', prompt: 'one' })}\n${JSON.stringify({ id: 's2', agent: 'worker', prompt: 'two' })}\n`,
+    );
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readResults(out)).map((x) => x.id).sort()).toEqual(['s1', 's2']);
+  });
+
   it('gives up after repeated crashes that finish nothing, and says how to resume', async () => {
     const tasks = Array.from({ length: 4 }, (_, i) => ({
       id: `g${i}`,

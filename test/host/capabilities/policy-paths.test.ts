@@ -338,6 +338,11 @@ describe('the sensitive-path pre-check', () => {
       'ssh',
       'id_',
       'netrc',
+      // Non-ASCII that lowercases to ASCII: the Kelvin sign becomes "k".
+      'secret.\u212Aey',
+      'x.pp\u212A',
+      '.\u212Aube',
+      'ID_RSA',
     ];
     let state = 7;
     const next = () => {

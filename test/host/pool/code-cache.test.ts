@@ -2,12 +2,15 @@
 // version it runs on, and a worker started as the pool starts them (permission flags included),
 // like a fresh CLI process, takes it.
 import { execFileSync } from 'node:child_process';
-import { access } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { DIST_DIR, permissionFlags } from '../../../src/host/pool/worker-flags.js';
 import { WORKER_ENTRY } from '../../../src/host/pool/thread-pool.js';
+// @ts-expect-error: a plain ES module of the build scripts, without types.
+import { loadCached, writeCache, writeId } from '../../../scripts/code-cache.mjs';
 
 const load = (execArgv: string[]) =>
   new Promise<[string, string]>((resolve, reject) => {
@@ -21,8 +24,11 @@ const load = (execArgv: string[]) =>
 
 describe('the worker code cache', () => {
   it('is built for this Node version and taken by a worker under the permission flags', async () => {
-    const cache = path.join(DIST_DIR, 'worker-bundle', `worker-${process.version}-${process.arch}.cache`);
-    await expect(access(cache)).resolves.toBeUndefined();
+    const bundle = path.join(DIST_DIR, 'worker-bundle', 'worker.cjs');
+    const id = (await readFile(`${bundle}.id`, 'utf8')).trim();
+    await expect(
+      access(path.join(DIST_DIR, 'worker-bundle', `worker-${id}-${process.version}-${process.arch}.cache`)),
+    ).resolves.toBeUndefined();
     expect(await load(permissionFlags())).toEqual(['used', 'function']);
   });
 
@@ -39,5 +45,26 @@ describe('the worker code cache', () => {
       { encoding: 'utf8' },
     );
     expect(state.trim()).toBe('used function');
+  });
+
+  it('is never taken for other code: a rebuild changes its name, and CADRE_CODE_CACHE=off skips it', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'cadre-cc-'));
+    try {
+      const file = path.join(dir, 'b.cjs');
+      await writeFile(file, 'module.exports.v = "AAAA";');
+      writeId(file);
+      writeCache(file);
+      expect(loadCached(file)).toMatchObject({ codeCache: 'used', exports: { v: 'AAAA' } });
+      // Same length, other code: V8 alone would take the old cache.
+      await writeFile(file, 'module.exports.v = "BBBB";');
+      writeId(file);
+      expect(loadCached(file)).toMatchObject({ codeCache: 'none', exports: { v: 'BBBB' } });
+      writeCache(file);
+      process.env.CADRE_CODE_CACHE = 'off';
+      expect(loadCached(file)).toMatchObject({ codeCache: 'none', exports: { v: 'BBBB' } });
+    } finally {
+      delete process.env.CADRE_CODE_CACHE;
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -40,7 +40,11 @@ export function readOneSync(real: string, maxBytes: number): ReadOutcome {
   } catch (error) {
     return { ok: false, reason: fsError(error, real).message };
   } finally {
-    fs.closeSync(fd);
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // EIO on a network mount: the descriptor is gone either way, and the outcome stands.
+    }
   }
 }
 

@@ -22,7 +22,6 @@ export const IO_STALL_MS = 30_000;
 interface Pending {
   resolve: (outcomes: ReadOutcome[]) => void;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
 }
 
 /** One I/O thread, started on first use and unreferenced while idle. */
@@ -30,6 +29,8 @@ class IoThread {
   private readonly worker = new Worker(IO_ENTRY);
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
+  /** Armed while requests wait; every answer re-arms it (requests are answered one at a time). */
+  private watchdog: NodeJS.Timeout | undefined;
   dead = false;
 
   constructor() {
@@ -37,7 +38,8 @@ class IoThread {
     this.worker.on('message', (m: { id: number; outcomes: ReadOutcome[] }) => {
       const p = this.pending.get(m.id);
       if (!p) return;
-      this.settle(m.id);
+      this.pending.delete(m.id);
+      this.arm();
       p.resolve(m.outcomes);
     });
     this.worker.on('error', (error) => this.fail(`the I/O thread failed: ${error.message}`));
@@ -47,34 +49,35 @@ class IoThread {
   read(reals: string[], maxBytes: number, budget: number): Promise<ReadOutcome[]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          this.fail(
-            `reading ${reals.length} files took over ${IO_STALL_MS / 1000} s; a file system is not answering`,
-          ),
-        IO_STALL_MS,
-      );
-      timer.unref();
-      if (this.pending.size === 0) this.worker.ref();
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { resolve, reject });
+      if (this.pending.size === 1) this.arm();
       this.worker.postMessage({ id, reals, maxBytes, budget } satisfies IoRequest);
     });
   }
 
-  private settle(id: number): void {
-    const p = this.pending.get(id);
-    if (p) clearTimeout(p.timer);
-    this.pending.delete(id);
-    if (this.pending.size === 0) this.worker.unref();
+  /** Restarts the stall clock while requests wait, stops it (and unrefs the thread) when none do. */
+  private arm(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = undefined;
+    if (this.pending.size === 0) {
+      this.worker.unref();
+      return;
+    }
+    this.worker.ref();
+    this.watchdog = setTimeout(
+      () => this.fail(`a batch of reads took over ${IO_STALL_MS / 1000} s; a file system is not answering`),
+      IO_STALL_MS,
+    );
+    this.watchdog.unref();
   }
 
   private fail(message: string): void {
     if (this.dead) return;
     this.dead = true;
-    for (const [id, p] of [...this.pending]) {
-      this.settle(id);
-      p.reject(new CadreError('io_error', message));
-    }
+    clearTimeout(this.watchdog);
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of waiting) p.reject(new CadreError('io_error', message));
     this.worker.unref();
     void this.worker.terminate().catch(() => undefined);
   }
@@ -89,7 +92,7 @@ function ioThread(): IoThread {
 
 /**
  * Reads each of `reals` (already-checked real paths) whole, up to `budget` bytes in all: the tail
- * past it comes back as `deferred`. Never fails for one bad file: binary,
+ * past it comes back as `deferred`. Paths in the result are `labels` (default: the real paths). Never fails for one bad file: binary,
  * oversized, missing or unreadable files land in `skipped` with the reason. Order is preserved.
  * Rejects with `io_error` only when the I/O thread itself fails or stalls.
  */
@@ -97,14 +100,16 @@ export async function readMany(
   reals: readonly string[],
   maxBytesPerFile = DEFAULT_MAX_BYTES_PER_FILE,
   budget = READ_MANY_BUDGET_BYTES,
+  labels: readonly string[] = reals,
 ): Promise<FsReadManyResult> {
   const outcomes = reals.length === 0 ? [] : await ioThread().read([...reals], maxBytesPerFile, budget);
   const result: FsReadManyResult = { files: [], skipped: [] };
+  // Results carry `labels[i]` (by position: two names can share one real path).
   outcomes.forEach((outcome, i) => {
-    const path = reals[i] ?? '';
+    const path = labels[i] ?? reals[i] ?? '';
     if (outcome.ok) result.files.push({ path, content: outcome.content, mtimeMs: outcome.mtimeMs });
     else result.skipped.push({ path, reason: outcome.reason });
   });
-  if (outcomes.length < reals.length) result.deferred = reals.slice(outcomes.length);
+  if (outcomes.length < reals.length) result.deferred = labels.slice(outcomes.length);
   return result;
 }

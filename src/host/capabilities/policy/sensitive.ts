@@ -83,7 +83,9 @@ const MAYBE_SENSITIVE =
 
 /** Why the absolute path `p` holds secrets (every sensitive segment is a key), or undefined. */
 export function findSensitive(p: string): SensitiveHit | undefined {
-  return MAYBE_SENSITIVE.test(p) ? scanSensitive(p) : undefined;
+  // Tested lowercased, as the scan compares: toLowerCase maps more than ASCII (the Kelvin sign
+  // becomes "k"), which a case-insensitive regex alone would not.
+  return MAYBE_SENSITIVE.test(p.toLowerCase()) ? scanSensitive(p) : undefined;
 }
 
 /** The full segment-by-segment scan behind `findSensitive` (exported for the test of its pre-check). */

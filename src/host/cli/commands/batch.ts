@@ -1,7 +1,7 @@
 // `cadre batch <tasks.jsonl|tasks.yaml> --out results.jsonl`: runs every task with bounded
 // concurrency, appends one JSON line per task the moment it ends, resumes by skipping ids already
 // in --out, and survives Ctrl-C (first: cancel and flush, exit 130; second: exit at once).
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { TaskStatus } from '../../../shared/task.js';
@@ -18,19 +18,30 @@ interface BatchFlags extends RunFlags {
   allowFailures?: boolean;
 }
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Registers `cadre batch`. */
 export function registerBatchCommand(program: Command, ctx: CliContext): void {
   addRunFlags(
     program
       .command('batch')
       .description('run many agent tasks from a JSONL or YAML file; one result line per task in --out')
-      .argument('<tasks>', 'tasks file: JSONL ({"id","agent","prompt",...} per line) or a YAML list'),
+      .argument(
+        '<tasks>',
+        'tasks file: JSONL ({"id","agent","prompt",...} per line) or a YAML list; - reads JSONL from stdin',
+      ),
   )
     .option('--out <file>', 'results file (JSONL); re-running with the same file resumes')
     .option('--concurrency <n>', 'tasks running at once (default: config concurrency, 16)')
     .option('--retry <statuses>', 'comma list of statuses to run again, e.g. failed,timeout,crashed')
     .option('--allow-failures', 'exit 0 even when some tasks did not complete')
     .action(async (file: string, flags: BatchFlags, command: Command) => {
+      const supervised = ctx.env[SUPERVISED_ENV] === '1';
+      if (supervised) exitWithSupervisor();
       if (!flags.out) throw new UsageError('batch: --out <file> is required');
       const retry = new Set<string>();
       for (const s of (flags.retry ?? '')
@@ -45,17 +56,29 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
       const maxTurns = positive('--max-turns', flags.maxTurns, true);
       const concurrency = positive('--concurrency', flags.concurrency, true);
       const mode = permissionMode(flags.permissionMode);
-      const tasksPath = path.resolve(ctx.processCwd, file);
-      const content = await readFile(tasksPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new UsageError(`batch: cannot read tasks file ${tasksPath}: ${error.code ?? error.message}`);
-      });
+      // `-` (or /dev/stdin) reads the tasks from standard input, whatever it is (pipe or socket).
+      const fromStdin = file === '-' || file === '/dev/stdin';
+      const tasksPath = fromStdin ? 'stdin.jsonl' : path.resolve(ctx.processCwd, file);
+      const content = fromStdin
+        ? await readStdin()
+        : await readFile(tasksPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
+            throw new UsageError(
+              `batch: cannot read tasks file ${tasksPath}: ${error.code ?? error.message}`,
+            );
+          });
       const outPath = path.resolve(ctx.processCwd, flags.out);
-      if (ctx.relaunch && ctx.env[SUPERVISED_ENV] !== '1') {
+      // Supervision runs the batch in a child that reads the tasks file again: a pipe or a
+      // process substitution (`/dev/stdin`, `<(...)`) can be read once only, so those run here.
+      const regular =
+        !fromStdin &&
+        (await stat(tasksPath).then(
+          (st) => st.isFile(),
+          () => false,
+        ));
+      if (ctx.relaunch && regular && ctx.env[SUPERVISED_ENV] !== '1') {
         ctx.exitCode = await superviseBatch({ ...ctx.relaunch, env: ctx.env, outPath, io: ctx.io });
         return;
       }
-      const supervised = ctx.env[SUPERVISED_ENV] === '1';
-      if (supervised) exitWithSupervisor();
       const since = supervised ? Number(ctx.env[SINCE_ENV] ?? NaN) : NaN;
       // After a restart: what this invocation already finished is done, whatever --retry says.
       const resumed = new Map(
