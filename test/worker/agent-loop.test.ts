@@ -1,42 +1,40 @@
 // The agent loop driven by the real Anthropic SDK against the loopback fake Messages API:
 // turns, tools (parallel and ordered), stop reasons, the grace turn, usage, and the
 // message-append events that rebuild the conversation. Failure paths: agent-loop-errors.test.ts.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   messageReply,
-  startFakeAnthropic,
   textReply,
   toolResults,
   toolUseReply,
-  type FakeAnthropic,
   type RequestBlock,
 } from '../support/fake-anthropic.js';
 import { CONTINUE_MESSAGE, DEFAULT_GRACE_MESSAGE } from '../../src/worker/agent-loop.js';
 import { createModelClient } from '../../src/worker/models/model-client.js';
 import type { ModelConfig } from '../../src/shared/run-spec.js';
-import { drive, fakeModelConfig, fakeTools, makeSpec, ofType, sleep } from './models/loop-support.js';
+import {
+  drive,
+  fakeModelConfig,
+  fakeTools,
+  makeSpec,
+  ofType,
+  sleep,
+  useFakeServer,
+} from './models/loop-support.js';
 
-let server: FakeAnthropic;
-beforeAll(async () => {
-  server = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(() => {
-  server.clearLog();
-  server.setResponder(() => textReply('ok'));
-});
+const fake = useFakeServer();
 
-const client = (over: Partial<ModelConfig> = {}) => createModelClient(fakeModelConfig(server.url, over));
+const client = (over: Partial<ModelConfig> = {}) => createModelClient(fakeModelConfig(fake.server.url, over));
 const specFor = (over: Parameters<typeof makeSpec>[0] = {}) =>
-  makeSpec({ model: fakeModelConfig(server.url), ...over });
+  makeSpec({ model: fakeModelConfig(fake.server.url), ...over });
 const readTool = () =>
   fakeTools({ Read: (input) => ({ content: `contents of ${String(input['file_path'])}`, isError: false }) });
 
 describe('runAgentLoop with the real SDK', () => {
   it('streams a text reply and completes with its text', async () => {
-    server.enqueue(textReply('Hello from the model.', { usage: { input_tokens: 12, output_tokens: 5 } }));
+    fake.server.enqueue(
+      textReply('Hello from the model.', { usage: { input_tokens: 12, output_tokens: 5 } }),
+    );
     const { events, result } = await drive({
       spec: specFor({ parentId: 'lead-1', depth: 1 }),
       client: client(),
@@ -61,7 +59,7 @@ describe('runAgentLoop with the real SDK', () => {
     expect(ofType(events, 'turn-end')).toMatchObject([{ turn: 1, stopReason: 'end_turn' }]);
     for (const e of events)
       expect(e).toMatchObject({ agentId: 'agent-1', parentId: 'lead-1', depth: 1, at: expect.any(Number) });
-    const [req] = server.requests;
+    const [req] = fake.server.requests;
     expect(req?.body.system).toBe('You are a test agent.');
     expect(req?.body.messages).toEqual([{ role: 'user', content: 'Do the thing.' }]);
     expect(req?.body.tools).toBeUndefined();
@@ -71,7 +69,7 @@ describe('runAgentLoop with the real SDK', () => {
   });
 
   it('runs a tool_use round trip and sends the result back', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       toolUseReply([{ id: 'toolu_1', name: 'Read', input: { file_path: 'src/a.ts' } }], { text: 'Reading.' }),
       textReply('The file says hello.'),
     );
@@ -90,7 +88,7 @@ describe('runAgentLoop with the real SDK', () => {
     expect(ofType(events, 'tool-result')).toMatchObject([
       { toolUseId: 'toolu_1', isError: false, content: 'contents of src/a.ts' },
     ]);
-    const second = server.requests[1]?.body;
+    const second = fake.server.requests[1]?.body;
     expect(second?.tools?.map((t) => t.name)).toEqual(['Read']);
     expect(toolResults(second!)).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_1', content: 'contents of src/a.ts' },
@@ -103,7 +101,7 @@ describe('runAgentLoop with the real SDK', () => {
       name: 'Read',
       input: { file_path: f },
     }));
-    server.enqueue(toolUseReply(calls), textReply('done'));
+    fake.server.enqueue(toolUseReply(calls), textReply('done'));
     // The first call is the slowest, so completion order differs from call order.
     const delays: Record<string, number> = { a: 150, b: 60, c: 100 };
     const tools = fakeTools({
@@ -121,7 +119,7 @@ describe('runAgentLoop with the real SDK', () => {
       'toolu_p2',
       'toolu_p0',
     ]);
-    const sent = toolResults(server.requests[1]!.body);
+    const sent = toolResults(fake.server.requests[1]!.body);
     expect(sent.map((b) => [b.tool_use_id, b.content])).toEqual([
       ['toolu_p0', 'read a'],
       ['toolu_p1', 'read b'],
@@ -130,7 +128,7 @@ describe('runAgentLoop with the real SDK', () => {
   });
 
   it('runs other tools one at a time, in order, between parallel batches', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       toolUseReply([
         { id: 't0', name: 'Write', input: { n: 0 } },
         { id: 't1', name: 'Bash', input: { n: 1 } },
@@ -161,7 +159,7 @@ describe('runAgentLoop with the real SDK', () => {
     expect(r2.start).toBeGreaterThanOrEqual(b1.end);
     expect(Math.max(r2.start, r3.start)).toBeLessThan(Math.min(r2.end, r3.end)); // the two Reads overlap
     expect(w4.start).toBeGreaterThanOrEqual(Math.max(r2.end, r3.end));
-    expect(toolResults(server.requests[1]!.body).map((b) => b.tool_use_id)).toEqual([
+    expect(toolResults(fake.server.requests[1]!.body).map((b) => b.tool_use_id)).toEqual([
       't0',
       't1',
       't2',
@@ -172,7 +170,7 @@ describe('runAgentLoop with the real SDK', () => {
 
   it('stops at max_turns with the last text and answers the unrun calls', async () => {
     let n = 0;
-    server.setResponder(() =>
+    fake.server.setResponder(() =>
       toolUseReply([{ id: `toolu_m${n}`, name: 'Read', input: { file_path: 'x' } }], { text: `step ${++n}` }),
     );
     const tools = readTool();
@@ -184,7 +182,7 @@ describe('runAgentLoop with the real SDK', () => {
       toolCalls: 1,
       error: { code: 'max_turns' },
     });
-    expect(server.requests).toHaveLength(2);
+    expect(fake.server.requests).toHaveLength(2);
     expect(tools.log).toHaveLength(1);
     const last = ofType(events, 'message-append').at(-1)?.message;
     expect(last?.role).toBe('user');
@@ -194,10 +192,10 @@ describe('runAgentLoop with the real SDK', () => {
   });
 
   it('continues after max_tokens and joins the text', async () => {
-    server.enqueue(textReply('The answer is', { stopReason: 'max_tokens' }), textReply(' forty-two.'));
+    fake.server.enqueue(textReply('The answer is', { stopReason: 'max_tokens' }), textReply(' forty-two.'));
     const { result } = await drive({ spec: specFor(), client: client() });
     expect(result).toMatchObject({ status: 'completed', result: 'The answer is forty-two.', turns: 2 });
-    const second = server.requests[1]!.body;
+    const second = fake.server.requests[1]!.body;
     expect(second.messages.at(-2)).toEqual({
       role: 'assistant',
       content: [{ type: 'text', text: 'The answer is' }],
@@ -207,7 +205,7 @@ describe('runAgentLoop with the real SDK', () => {
 
   it('answers a tool call cut off at max_tokens with an error instead of running it', async () => {
     // A string input stands for JSON that is not a complete object, as a cut-off reply leaves it.
-    server.enqueue(
+    fake.server.enqueue(
       messageReply([{ type: 'tool_use', id: 'toolu_cut', name: 'Read', input: '{"file_path": "src/' }], {
         stopReason: 'max_tokens',
       }),
@@ -217,7 +215,7 @@ describe('runAgentLoop with the real SDK', () => {
     const { result } = await drive({ spec: specFor(), client: client(), tools });
     expect(result.status).toBe('completed');
     expect(tools.log).toHaveLength(0);
-    const last = server.requests[1]!.body.messages.at(-1)!;
+    const last = fake.server.requests[1]!.body.messages.at(-1)!;
     const blocks = last.content as RequestBlock[];
     expect(blocks[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_cut', is_error: true });
     expect(String(blocks[0]?.content)).toContain('invalid_input');
@@ -225,16 +223,16 @@ describe('runAgentLoop with the real SDK', () => {
   });
 
   it('resends after pause_turn without adding a user message', async () => {
-    server.enqueue(textReply('Still working', { stopReason: 'pause_turn' }), textReply(', finished.'));
+    fake.server.enqueue(textReply('Still working', { stopReason: 'pause_turn' }), textReply(', finished.'));
     const { result } = await drive({ spec: specFor(), client: client() });
     expect(result).toMatchObject({ status: 'completed', result: 'Still working, finished.', turns: 2 });
-    const second = server.requests[1]!.body.messages;
+    const second = fake.server.requests[1]!.body.messages;
     expect(second).toHaveLength(2);
     expect(second[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Still working' }] });
   });
 
   it('sends tool failures to the model as is_error results', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       toolUseReply([
         { id: 'e1', name: 'Read', input: { file_path: 'missing' } },
         { id: 'e2', name: 'Grep', input: { pattern: '(' } },
@@ -251,7 +249,7 @@ describe('runAgentLoop with the real SDK', () => {
     const { events, result } = await drive({ spec: specFor(), client: client(), tools });
     expect(result.status).toBe('completed');
     expect(tools.log.map((l) => l.name).sort()).toEqual(['Grep', 'Read']); // Bash was never offered, never run
-    const sent = toolResults(server.requests[1]!.body);
+    const sent = toolResults(fake.server.requests[1]!.body);
     expect(sent).toEqual([
       {
         type: 'tool_result',
@@ -272,7 +270,7 @@ describe('runAgentLoop with the real SDK', () => {
   });
 
   it('takes one grace turn without tool use, then completes', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       toolUseReply([{ id: 'g1', name: 'Read', input: { file_path: 'a' } }]),
       textReply('Final report.'),
     );
@@ -293,18 +291,18 @@ describe('runAgentLoop with the real SDK', () => {
       },
     });
     expect(result).toMatchObject({ status: 'completed', result: 'Final report.', turns: 2 });
-    const grace = server.requests[1]!.body;
+    const grace = fake.server.requests[1]!.body;
     // Tool blocks are in the history, so the definitions stay and tool_choice forbids using them.
     expect(grace.tool_choice).toEqual({ type: 'none' });
     expect(grace.messages.at(-1)?.content).toEqual([
       { type: 'tool_result', tool_use_id: 'g1', content: 'a' },
       { type: 'text', text: 'Time is almost up: write your final report now.' },
     ]);
-    expect(server.requests[0]!.body.tool_choice).toBeUndefined();
+    expect(fake.server.requests[0]!.body.tool_choice).toBeUndefined();
   });
 
   it('sends no tools at all in a grace turn when the history has no tool blocks', async () => {
-    server.enqueue(textReply('Report.'));
+    fake.server.enqueue(textReply('Report.'));
     const { result } = await drive({
       spec: specFor(),
       client: client(),
@@ -312,29 +310,32 @@ describe('runAgentLoop with the real SDK', () => {
       grace: { requested: () => true, message: () => '' },
     });
     expect(result).toMatchObject({ status: 'completed', result: 'Report.', turns: 1 });
-    const body = server.requests[0]!.body;
+    const body = fake.server.requests[0]!.body;
     expect(body.tools).toBeUndefined();
     expect(body.messages.map((m) => m.content)).toEqual(['Do the thing.', DEFAULT_GRACE_MESSAGE]);
   });
 
   it('emits message-append events that rebuild the conversation for a resume', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       toolUseReply([{ id: 'r1', name: 'Read', input: { file_path: 'a' } }], { text: 'Let me look.' }),
       textReply('First answer.'),
     );
     const first = await drive({ spec: specFor(), client: client(), tools: readTool() });
     const rebuilt = ofType(first.events, 'message-append').map((e) => e.message);
     expect(rebuilt.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-    expect(server.requests[1]!.body.messages).toEqual(rebuilt.slice(0, 3));
+    expect(fake.server.requests[1]!.body.messages).toEqual(rebuilt.slice(0, 3));
 
-    server.enqueue(textReply('Second answer.'));
+    fake.server.enqueue(textReply('Second answer.'));
     const resumed = await drive({
       spec: specFor({ history: rebuilt, prompt: 'And now?' }),
       client: client(),
       tools: readTool(),
     });
     expect(resumed.result.result).toBe('Second answer.');
-    expect(server.requests[2]!.body.messages).toEqual([...rebuilt, { role: 'user', content: 'And now?' }]);
+    expect(fake.server.requests[2]!.body.messages).toEqual([
+      ...rebuilt,
+      { role: 'user', content: 'And now?' },
+    ]);
     expect(ofType(resumed.events, 'message-append').map((e) => e.message)).toEqual([
       { role: 'user', content: 'And now?' },
       { role: 'assistant', content: [{ type: 'text', text: 'Second answer.' }] },
@@ -342,7 +343,7 @@ describe('runAgentLoop with the real SDK', () => {
   });
 
   it('reports cumulative usage after every turn', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       toolUseReply([{ id: 'u1', name: 'Read', input: { file_path: 'a' } }], {
         usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 7 },
       }),

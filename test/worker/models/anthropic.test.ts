@@ -1,6 +1,6 @@
 // The anthropic client on its own, with the real SDK against the fake server: normalized events,
 // credentials, connection failures, the idle watchdog and recording.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   dropConnection,
   errorReply,
@@ -8,7 +8,6 @@ import {
   stallAfterHeaders,
   startFakeAnthropic,
   textReply,
-  type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
 import { isCadreError } from '../../../src/shared/errors.js';
 import type { ModelConfig } from '../../../src/shared/run-spec.js';
@@ -18,19 +17,9 @@ import {
   type ModelRequest,
   type ModelStreamEvent,
 } from '../../../src/worker/models/model-client.js';
-import { def, fakeModelConfig } from './loop-support.js';
+import { def, fakeModelConfig, useFakeServer } from './loop-support.js';
 
-let server: FakeAnthropic;
-beforeAll(async () => {
-  server = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(() => {
-  server.clearLog();
-  server.setResponder(() => textReply('ok'));
-});
+const fake = useFakeServer();
 
 const request: ModelRequest = {
   model: 'claude-test-1',
@@ -55,7 +44,7 @@ async function collect(
 
 describe('anthropic model client', () => {
   it('normalizes the stream: text deltas, complete tool calls, cumulative usage, message-end', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       messageReply(
         [
           { type: 'text', text: 'Let me read it.' },
@@ -64,7 +53,7 @@ describe('anthropic model client', () => {
         { usage: { input_tokens: 40, output_tokens: 12, cache_creation_input_tokens: 3 }, chunks: 4 },
       ),
     );
-    const { events, error } = await collect(fakeModelConfig(server.url));
+    const { events, error } = await collect(fakeModelConfig(fake.server.url));
     expect(error).toBeUndefined();
     const types = events.map((e) => e.type);
     expect(types[0]).toBe('usage');
@@ -91,26 +80,26 @@ describe('anthropic model client', () => {
         { type: 'tool_use', id: 'toolu_x', name: 'Read', input: { file_path: 'src/index.ts', limit: 20 } },
       ],
     });
-    expect(server.requests[0]?.body).toMatchObject({
+    expect(fake.server.requests[0]?.body).toMatchObject({
       model: 'claude-test-1',
       max_tokens: 256,
       system: 'sys',
       stream: true,
     });
-    expect(server.requests[0]?.sampling).toEqual({ temperature: false, top_p: false, top_k: false });
+    expect(fake.server.requests[0]?.sampling).toEqual({ temperature: false, top_p: false, top_k: false });
   });
 
   it('sends an auth token as a bearer token', async () => {
-    const { apiKey: _apiKey, ...noKey } = fakeModelConfig(server.url);
+    const { apiKey: _apiKey, ...noKey } = fakeModelConfig(fake.server.url);
     await collect({ ...noKey, authToken: 'tok-123' });
-    expect(server.requests[0]?.auth).toEqual({ via: 'bearer', key: 'tok-123' });
+    expect(fake.server.requests[0]?.auth).toEqual({ via: 'bearer', key: 'tok-123' });
   });
 
   it('talks to a keyless compatible server without credentials', async () => {
-    const { apiKey: _apiKey, ...noKey } = fakeModelConfig(server.url);
+    const { apiKey: _apiKey, ...noKey } = fakeModelConfig(fake.server.url);
     const { error } = await collect(noKey);
     expect(error).toBeUndefined();
-    expect(server.requests[0]?.auth).toEqual({ via: 'none', key: null });
+    expect(fake.server.requests[0]?.auth).toEqual({ via: 'none', key: null });
   });
 
   it('reports an authentication failure with the API message, without retrying', async () => {
@@ -126,34 +115,34 @@ describe('anthropic model client', () => {
   });
 
   it('retries a dropped connection, then names the server it cannot reach', async () => {
-    server.setResponder(() => dropConnection());
-    const { error } = await collect(fakeModelConfig(server.url, { maxRetries: 1 }));
-    expect(server.requests).toHaveLength(2);
+    fake.server.setResponder(() => dropConnection());
+    const { error } = await collect(fakeModelConfig(fake.server.url, { maxRetries: 1 }));
+    expect(fake.server.requests).toHaveLength(2);
     expect(isCadreError(error) && error.code).toBe('model_error');
-    expect((error as Error).message).toContain(`cannot reach the model API at ${server.url}`);
+    expect((error as Error).message).toContain(`cannot reach the model API at ${fake.server.url}`);
   });
 
   it('fails a stream cut off mid-message', async () => {
-    server.enqueue(dropConnection(4, { text: 'a reply that never finishes' }));
-    const { events, error } = await collect(fakeModelConfig(server.url));
+    fake.server.enqueue(dropConnection(4, { text: 'a reply that never finishes' }));
+    const { events, error } = await collect(fakeModelConfig(fake.server.url));
     expect(isCadreError(error) && error.code).toBe('model_error');
-    expect((error as Error).message).toBe(`the model stream from ${server.url} broke off: terminated`);
+    expect((error as Error).message).toBe(`the model stream from ${fake.server.url} broke off: terminated`);
     expect(events.some((e) => e.type === 'message-end')).toBe(false);
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('keeps a slow but live stream going: every byte resets the idle watchdog', async () => {
-    server.enqueue(textReply('one two three four five six', { chunks: 6, eventDelayMs: 60 }));
+    fake.server.enqueue(textReply('one two three four five six', { chunks: 6, eventDelayMs: 60 }));
     const started = Date.now();
-    const { events, error } = await collect(fakeModelConfig(server.url, { streamIdleTimeoutMs: 250 }));
+    const { events, error } = await collect(fakeModelConfig(fake.server.url, { streamIdleTimeoutMs: 250 }));
     expect(error).toBeUndefined();
     expect(Date.now() - started).toBeGreaterThan(250); // longer than the idle timeout overall
     expect(events.at(-1)?.type).toBe('message-end');
   });
 
   it('times out a stream that stalls after message_start', async () => {
-    server.enqueue(stallAfterHeaders());
-    const { events, error } = await collect(fakeModelConfig(server.url, { streamIdleTimeoutMs: 150 }));
+    fake.server.enqueue(stallAfterHeaders());
+    const { events, error } = await collect(fakeModelConfig(fake.server.url, { streamIdleTimeoutMs: 150 }));
     expect(events.map((e) => e.type)).toEqual(['usage']); // message_start arrived, then nothing
     expect(isCadreError(error) && error.code).toBe('timeout');
     expect((error as { details?: unknown }).details).toEqual({ reason: 'idle_timeout' });
@@ -161,27 +150,29 @@ describe('anthropic model client', () => {
   });
 
   it('times out a server that never sends its headers', async () => {
-    server.enqueue(textReply('late', { latencyMs: 3_000 }));
-    const { error } = await collect(fakeModelConfig(server.url, { streamIdleTimeoutMs: 150, maxRetries: 0 }));
+    fake.server.enqueue(textReply('late', { latencyMs: 3_000 }));
+    const { error } = await collect(
+      fakeModelConfig(fake.server.url, { streamIdleTimeoutMs: 150, maxRetries: 0 }),
+    );
     expect(isCadreError(error) && error.code).toBe('timeout');
     expect((error as Error).message).toContain('sent no response headers');
   });
 
   it('throws cancelled when the signal fires', async () => {
-    server.enqueue(stallAfterHeaders());
+    fake.server.enqueue(stallAfterHeaders());
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 50);
     const { error } = await collect(
-      fakeModelConfig(server.url, { streamIdleTimeoutMs: 5_000 }),
+      fakeModelConfig(fake.server.url, { streamIdleTimeoutMs: 5_000 }),
       abort.signal,
     );
     expect(isCadreError(error) && error.code).toBe('cancelled');
   });
 
   it('reports every exchange, failed ones included, when recording', async () => {
-    server.enqueue(textReply('recorded reply'), errorReply(400, { message: 'messages: bad' }));
+    fake.server.enqueue(textReply('recorded reply'), errorReply(400, { message: 'messages: bad' }));
     const exchanges: CassetteExchange[] = [];
-    const client = createModelClient(fakeModelConfig(server.url, { record: true }), {
+    const client = createModelClient(fakeModelConfig(fake.server.url, { record: true }), {
       onExchange: (e) => exchanges.push(e),
     });
     for await (const _ of client.stream(request, new AbortController().signal)) void _;

@@ -1,5 +1,6 @@
 // Shared test helpers for the agent loop and the model clients: a run spec, a model config for
 // the fake server, an injected tool runner, and a driver that collects a loop's events and result.
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events.js';
 import {
   DEFAULT_CAPS,
@@ -10,6 +11,26 @@ import {
 import type { AgentLoopDeps, LoopTools } from '../../../src/worker/agent-loop.js';
 import { runAgentLoop } from '../../../src/worker/agent-loop.js';
 import type { ModelClient, ToolDefinition } from '../../../src/worker/models/model-client.js';
+import { startFakeAnthropic, textReply, type FakeAnthropic } from '../../support/fake-anthropic.js';
+
+/**
+ * One fake server for the calling test file: started before its tests, closed after them, and
+ * after each test cleared of its log and set back to answering "ok".
+ */
+export function useFakeServer(): { readonly server: FakeAnthropic } {
+  const holder = {} as { server: FakeAnthropic };
+  beforeAll(async () => {
+    holder.server = await startFakeAnthropic();
+  });
+  afterAll(async () => {
+    await holder.server.close();
+  });
+  afterEach(() => {
+    holder.server.clearLog();
+    holder.server.setResponder(() => textReply('ok'));
+  });
+  return holder;
+}
 
 /** A model config pointing at a fake server (fast retries, short idle timeout). */
 export function fakeModelConfig(url: string, over: Partial<ModelConfig> = {}): ModelConfig {

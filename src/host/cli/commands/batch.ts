@@ -59,6 +59,20 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
       // `-` (or /dev/stdin) reads the tasks from standard input, whatever it is (pipe or socket).
       const fromStdin = file === '-' || file === '/dev/stdin';
       const tasksPath = fromStdin ? 'stdin.jsonl' : path.resolve(ctx.processCwd, file);
+      const outPath = path.resolve(ctx.processCwd, flags.out);
+      // Supervision runs the batch in a child that reads the tasks file itself. A pipe or a process
+      // substitution (`<(...)`) can be read once only, and an unreadable file is reported here:
+      // those run in this process.
+      const regular =
+        !fromStdin &&
+        (await stat(tasksPath).then(
+          (st) => st.isFile(),
+          () => false,
+        ));
+      if (ctx.relaunch && regular && !supervised) {
+        ctx.exitCode = await superviseBatch({ ...ctx.relaunch, env: ctx.env, outPath, io: ctx.io });
+        return;
+      }
       const content = fromStdin
         ? await readStdin()
         : await readFile(tasksPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -66,34 +80,17 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
               `batch: cannot read tasks file ${tasksPath}: ${error.code ?? error.message}`,
             );
           });
-      const outPath = path.resolve(ctx.processCwd, flags.out);
-      // Supervision runs the batch in a child that reads the tasks file again: a pipe or a
-      // process substitution (`/dev/stdin`, `<(...)`) can be read once only, so those run here.
-      const regular =
-        !fromStdin &&
-        (await stat(tasksPath).then(
-          (st) => st.isFile(),
-          () => false,
-        ));
-      if (ctx.relaunch && regular && ctx.env[SUPERVISED_ENV] !== '1') {
-        ctx.exitCode = await superviseBatch({ ...ctx.relaunch, env: ctx.env, outPath, io: ctx.io });
-        return;
-      }
-      const since = supervised ? Number(ctx.env[SINCE_ENV] ?? NaN) : NaN;
       // After a restart: what this invocation already finished is done, whatever --retry says.
-      const resumed = new Map(
-        (Number.isInteger(since) && since >= 0 ? await resultsSince(outPath, since) : []).map((r) => [
-          r.id,
-          r,
-        ]),
-      );
+      const since = supervised ? Number(ctx.env[SINCE_ENV] ?? NaN) : NaN;
+      const restarted = Number.isInteger(since) && since >= 0;
+      const resumed = new Map((restarted ? await resultsSince(outPath, since) : []).map((r) => [r.id, r]));
       const runtime = await runtimeFromFlags(command, ctx, {
         ...flags,
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
       });
       const parsed = parseTaskFile(tasksPath, content, new Set(runtime.registry.agents.map((a) => a.name)));
       // A restarted batch said this already.
-      if (!(since >= 0))
+      if (!restarted)
         for (const issue of parsed.issues)
           ctx.io.stderr(`${file}:${issue.line}: skipped: ${issue.message}\n`);
       const finished = await finishedIds(outPath);
