@@ -18,6 +18,10 @@ const cliDir = path.join(dist, 'host', 'cli');
 // holds and compiles its bundle's source (a thread holds about 8 MB less). Names are not kept:
 // nothing reads a function's or class's name, and errors carry their own `name`.
 const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', minify: true };
+// Worker bundles use cadre's own Headers (and a FormData nothing is an instance of) wherever their
+// code, the SDK's included, names the global: Node's would load its whole fetch implementation into
+// every thread, and the worker's HTTP goes through the host anyway (src/worker/models/host-fetch.ts).
+const workerShims = { inject: [path.join(dist, 'worker', 'models', 'web-shims.js')] };
 // CommonJS bundles keep their location-relative paths: import.meta.url becomes the bundle's own URL.
 const cjs = {
   ...common,
@@ -41,11 +45,13 @@ for (const dir of [workerDir, cliDir]) {
 await Promise.all([
   build({
     ...cjs,
+    ...workerShims,
     entryPoints: [path.join(dist, 'worker', 'entry.js')],
     outfile: path.join(workerDir, 'worker.cjs'),
   }),
   build({
     ...common,
+    ...workerShims,
     entryPoints: [path.join(dist, 'worker', 'process-entry.js')],
     format: 'esm',
     banner: {

@@ -10,13 +10,15 @@ export default async function task(input: {
   spec: WorkerRunSpec;
   caps: MessagePort;
   control: MessagePort;
+  model: MessagePort;
 }): Promise<WorkerRunResult> {
   const control = portEndpoint(input.control);
   control.postMessage({ type: 'hello', threadId });
   try {
-    return await runWorker(input.spec, portEndpoint(input.caps), control);
+    return await runWorker(input.spec, portEndpoint(input.caps), control, portEndpoint(input.model));
   } finally {
     input.caps.close();
     input.control.close();
+    input.model.close();
   }
 }

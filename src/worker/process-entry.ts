@@ -12,7 +12,12 @@ process.on('message', function start(data: unknown) {
   if (message?.ch !== 'start') return;
   process.off('message', start);
   const spec = message.m as WorkerRunSpec;
-  runWorker(spec, channelEndpoint(process, send, 'caps'), channelEndpoint(process, send, 'control'))
+  runWorker(
+    spec,
+    channelEndpoint(process, send, 'caps'),
+    channelEndpoint(process, send, 'control'),
+    channelEndpoint(process, send, 'model'),
+  )
     .then((result) => send({ ch: 'result', m: result }))
     .catch((error: unknown) => send({ ch: 'error', m: toWire(error) }));
 });

@@ -1,5 +1,5 @@
 // One agent's life inside a worker (thread or process): wrap the capability endpoint, build the
-// model client and the tool set the host granted, run the loop, forward its events to the host and
+// model client (its HTTP goes through the host on the model channel) and the tool set the host granted, run the loop, forward its events to the host and
 // return the loop's result. The host decides kills; this code never outlives its thread.
 import * as Comlink from 'comlink';
 import type { Capabilities, GrantedCapabilities } from '../shared/capabilities.js';
@@ -9,6 +9,7 @@ import type { ControlMessage, WorkerRunResult, WorkerRunSpec } from '../shared/r
 import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
 import { runAgentLoop } from './agent-loop.js';
 import { injectFault } from './faults.js';
+import { createHostFetch } from './models/host-fetch.js';
 import { createModelClient } from './models/model-client.js';
 import { buildToolSet } from './tool-set.js';
 
@@ -17,6 +18,7 @@ export async function runWorker(
   spec: WorkerRunSpec,
   capsEndpoint: Endpoint,
   control: Endpoint,
+  model: Endpoint,
 ): Promise<WorkerRunResult> {
   const remote = Comlink.wrap<Capabilities>(capsEndpoint as unknown as Comlink.Endpoint);
   const caps = remote as unknown as GrantedCapabilities;
@@ -49,6 +51,7 @@ export async function runWorker(
   try {
     if (spec.fault) await injectFault(spec.fault);
     const client = createModelClient(spec.model, {
+      fetch: createHostFetch(model),
       onExchange: (exchange) =>
         send({ type: 'model-exchange', exchange, agentId: spec.agentId, depth: spec.depth, at: Date.now() }),
     });

@@ -9,13 +9,20 @@ import {
   textReply,
   toolUseReply,
 } from '../support/fake-anthropic.js';
-import { createModelClient } from '../../src/worker/models/model-client.js';
 import type { ModelConfig } from '../../src/shared/run-spec.js';
-import { drive, fakeModelConfig, fakeTools, makeSpec, ofType, useFakeServer } from './models/loop-support.js';
+import {
+  drive,
+  fakeModelConfig,
+  fakeTools,
+  makeSpec,
+  ofType,
+  useFakeServer,
+  hostedModelClient,
+} from './models/loop-support.js';
 
 const fake = useFakeServer();
 
-const client = (over: Partial<ModelConfig> = {}) => createModelClient(fakeModelConfig(fake.server.url, over));
+const client = (over: Partial<ModelConfig> = {}) => hostedModelClient(fakeModelConfig(fake.server.url, over));
 const specFor = (over: Parameters<typeof makeSpec>[0] = {}) =>
   makeSpec({ model: fakeModelConfig(fake.server.url), ...over });
 

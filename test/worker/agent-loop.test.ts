@@ -10,7 +10,6 @@ import {
   type RequestBlock,
 } from '../support/fake-anthropic.js';
 import { CONTINUE_MESSAGE, DEFAULT_GRACE_MESSAGE } from '../../src/worker/agent-loop.js';
-import { createModelClient } from '../../src/worker/models/model-client.js';
 import type { ModelConfig } from '../../src/shared/run-spec.js';
 import {
   drive,
@@ -20,11 +19,12 @@ import {
   ofType,
   sleep,
   useFakeServer,
+  hostedModelClient,
 } from './models/loop-support.js';
 
 const fake = useFakeServer();
 
-const client = (over: Partial<ModelConfig> = {}) => createModelClient(fakeModelConfig(fake.server.url, over));
+const client = (over: Partial<ModelConfig> = {}) => hostedModelClient(fakeModelConfig(fake.server.url, over));
 const specFor = (over: Parameters<typeof makeSpec>[0] = {}) =>
   makeSpec({ model: fakeModelConfig(fake.server.url), ...over });
 const readTool = () =>

@@ -13,7 +13,7 @@ import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
 import { runToEnd } from '../pool/run-controller.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
-import { modelConfigFor, pickModel } from './model-resolve.js';
+import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
 import type { AgentTree } from './tree.js';
 
@@ -191,8 +191,9 @@ export async function launch(
       });
       return;
     }
-    const spec = buildSpec(core, node, def, input, history, model, grant);
+    const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant);
     const runBudget = input.token_budget ?? def.tokenBudget;
+    const endpoint = modelEndpointOf(model);
     const end = await runToEnd(
       core.executor,
       spec,
@@ -213,6 +214,18 @@ export async function launch(
           if (tree.exhausted()) return `tree token budget of ${tree.tokenBudget} exhausted`;
           return undefined;
         },
+        ...(endpoint
+          ? {
+              model: {
+                ...endpoint,
+                agentId,
+                agentType: def.name,
+                projectDir: node.cwd,
+                mode: grant.mode,
+                audit: core.audit,
+              },
+            }
+          : {}),
       },
       { timeoutMs: timeoutS * 1000, idleTimeoutMs: idleS * 1000 },
       node.cancel.signal,

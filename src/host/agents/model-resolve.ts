@@ -2,6 +2,7 @@
 // configured default; aliases map through config; `provider:model` names a configured provider;
 // with no key configured anywhere, the embedded offline model.
 import { CadreError } from '../../shared/errors.js';
+import { DEFAULT_MODEL_BASE_URL, HOST_CREDENTIAL } from '../../shared/model-wire.js';
 import type { ModelConfig } from '../../shared/run-spec.js';
 import type { CadreConfig } from '../config.js';
 
@@ -93,4 +94,27 @@ export function resolveAlias(name: string, config: CadreConfig): string {
   if (name === 'haiku' || name === 'sonnet' || name === 'opus')
     return config.models[name] ?? DEFAULT_ALIASES[name];
   return name;
+}
+
+/**
+ * The ModelConfig a worker receives: its secret replaced by HOST_CREDENTIAL (the host puts the
+ * real one in the request headers) and the endpoint spelled out, so the worker's SDK never falls
+ * back to an environment variable or a default of its own.
+ */
+export function workerModelConfig(model: ModelConfig): ModelConfig {
+  if (model.provider !== 'anthropic') return model;
+  return {
+    ...model,
+    baseURL: model.baseURL ?? DEFAULT_MODEL_BASE_URL,
+    ...(model.apiKey !== undefined ? { apiKey: HOST_CREDENTIAL } : {}),
+    ...(model.authToken !== undefined ? { authToken: HOST_CREDENTIAL } : {}),
+  };
+}
+
+/** The endpoint a run's model requests may reach and the secret the host sends there. */
+export function modelEndpointOf(model: ModelConfig): { baseURL: string; secret?: string } | undefined {
+  if (model.provider !== 'anthropic') return undefined;
+  // The worker's client sends the key when there is one, else the token (src/worker/models/anthropic.ts).
+  const secret = model.apiKey ?? model.authToken;
+  return { baseURL: model.baseURL ?? DEFAULT_MODEL_BASE_URL, ...(secret !== undefined ? { secret } : {}) };
 }

@@ -108,6 +108,8 @@ export function summarizeArgs(capability: string, args: unknown): Record<string,
       });
     case 'web.fetch':
       return defined({ url: safeUrl(a.url) });
+    case 'model.request':
+      return defined({ method: cut(a.method, 10), url: safeUrl(a.url) });
     case 'mcp.call':
       return defined({
         tool: cut(a.tool, 200),

@@ -13,6 +13,7 @@ import { compileRules } from './policy/rules.js';
 import {
   decideBookkeeping,
   decideMcp,
+  decideModelRequest,
   decideTask,
   decideWeb,
   isBookkeeping,
@@ -137,6 +138,8 @@ function decideUnsafe(input: PolicyInput): PolicyDecision {
       return decideMcp(input.tool, ctx);
     case 'agents.task':
       return decideTask(input.agentType, ctx);
+    case 'model.request':
+      return decideModelRequest(input.url, input.modelEndpoint);
   }
   if (isBookkeeping(cap)) return decideBookkeeping(cap, ctx);
   return {

@@ -13,6 +13,8 @@ import { DIST_DIR, hostHeapSamplingSupported, permissionFlags } from './worker-f
 export interface Launched {
   caps: Endpoint;
   control: Endpoint;
+  /** The model channel: the worker's model HTTP requests (see capabilities/model-http.ts). */
+  model: Endpoint;
   done: Promise<WorkerRunResult>;
   /** Used and limit heap bytes, where the platform can sample a worker from outside. */
   heap(): { used: number; limit: number } | undefined;
@@ -33,6 +35,7 @@ export function threadExecutor(pool: ThreadPool): Executor {
     launch(spec, signal) {
       const caps = new MessageChannel();
       const control = new MessageChannel();
+      const model = new MessageChannel();
       let worker: Worker | undefined;
       const hostControl = portEndpoint(control.port1);
       // The worker says which thread it is on, so the host can sample that thread's heap.
@@ -41,16 +44,18 @@ export function threadExecutor(pool: ThreadPool): Executor {
         if (data?.type === 'hello') worker = pool.threads().find((w) => w.threadId === data.threadId);
       };
       hostControl.addEventListener('message', hello);
-      const done = pool.run({ spec, caps: caps.port2, control: control.port2 }, signal);
+      const done = pool.run({ spec, caps: caps.port2, control: control.port2, model: model.port2 }, signal);
       return {
         caps: portEndpoint(caps.port1),
         control: hostControl,
+        model: portEndpoint(model.port1),
         done,
         heap: () => sampleThread(worker, pool.memoryLimitMb),
         dispose: () => {
           hostControl.removeEventListener('message', hello);
           caps.port1.close();
           control.port1.close();
+          model.port1.close();
         },
       };
     },
@@ -107,7 +112,14 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
         const done = Promise.reject(signal.reason as Error);
         done.catch(() => undefined);
         const idle = channelEndpoint({ on: () => undefined, off: () => undefined }, () => undefined);
-        return { caps: idle, control: idle, done, heap: () => undefined, dispose: () => undefined };
+        return {
+          caps: idle,
+          control: idle,
+          model: idle,
+          done,
+          heap: () => undefined,
+          dispose: () => undefined,
+        };
       }
       const child = fork(PROCESS_ENTRY, [], {
         execArgv: [
@@ -156,6 +168,7 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
       return {
         caps: channelEndpoint(child, send, 'caps'),
         control: channelEndpoint(child, send, 'control'),
+        model: channelEndpoint(child, send, 'model'),
         done,
         heap: () => undefined,
         dispose: () => {

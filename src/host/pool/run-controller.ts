@@ -9,6 +9,7 @@ import { AgentEvent } from '../../shared/events.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
 import { emptyUsage, Usage, type EndReason, type TaskStatus } from '../../shared/task.js';
 import { exposeGateway } from '../capabilities/gateway.js';
+import { serveModelChannel, type ModelChannelContext } from '../capabilities/model-http.js';
 import { Deadline, graceOffsetMs } from './deadline.js';
 import type { Executor } from './executor.js';
 
@@ -29,6 +30,8 @@ export interface RunHooks {
   onEvent(event: AgentEvent): void;
   /** Checked after each usage event: a message ends the run as budget_exceeded. */
   checkBudget?(usage: Usage): string | undefined;
+  /** Where the run's model client may send HTTP requests, and with which secret. */
+  model?: Omit<ModelChannelContext, 'onActivity'>;
 }
 
 /** Time limits of one run, in ms. */
@@ -184,6 +187,9 @@ export async function runToEnd(
     () => stop({ kind: 'timeout' }),
   );
   const gateway = exposeGateway(launched.caps, handlers, [...hooks.granted, 'events.emit'], touch);
+  const modelChannel = hooks.model
+    ? serveModelChannel(launched.model, { ...hooks.model, onActivity: touch })
+    : undefined;
   deadline.start();
   // Approval waits stop the clock, but the worker keeps running meanwhile (a parallel tool call
   // may be spinning), so an absolute ceiling still holds: twice the timeout, at least 10 minutes more.
@@ -220,6 +226,7 @@ export async function runToEnd(
     deadline.stop();
     cancel?.removeEventListener('abort', onCancel);
     gateway.close();
+    modelChannel?.close();
     effects.abort(new CadreError('cancelled', 'the run has ended'));
     launched.dispose();
   }

@@ -12,6 +12,7 @@ export interface ThreadTask {
   spec: WorkerRunSpec;
   caps: MessagePort;
   control: MessagePort;
+  model: MessagePort;
 }
 
 /** Pool sizing and worker limits. */
@@ -36,6 +37,12 @@ export interface ThreadPoolOptions {
 /** The default worker entry: the compiled worker bundled into one file, so a new thread loads in a fraction of the time. */
 export const WORKER_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'entry.mjs');
 
+/** The environment of a worker thread: only the switches cadre's own loader reads. */
+function workerEnv(): Record<string, string> {
+  const code = process.env.CADRE_CODE_CACHE;
+  return code === undefined ? {} : { CADRE_CODE_CACHE: code };
+}
+
 /** A thin owner of the Piscina instance. */
 export class ThreadPool {
   readonly piscina: Piscina<ThreadTask, WorkerRunResult>;
@@ -51,6 +58,9 @@ export class ThreadPool {
       minThreads: Math.min(options.minThreads ?? 1, Math.max(1, options.maxThreads)),
       idleTimeout: options.idleTimeoutMs ?? 30_000,
       atomics: 'disabled',
+      // Threads get an environment of their own, not a copy of the host's: API keys and whatever
+      // else the user's shell holds stay out of reach of worker code.
+      env: workerEnv(),
       concurrentTasksPerWorker: 1,
       maxQueue: 'auto',
       execArgv:
@@ -73,7 +83,7 @@ export class ThreadPool {
 
   /** Runs one agent; the signal terminates its thread. */
   run(task: ThreadTask, signal: AbortSignal): Promise<WorkerRunResult> {
-    return this.piscina.run(task, { transferList: [task.caps, task.control], signal });
+    return this.piscina.run(task, { transferList: [task.caps, task.control, task.model], signal });
   }
 
   /** The live Worker objects (for host-side heap sampling). */

@@ -3,9 +3,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import { CadreError } from '../../shared/errors.js';
+import { DEFAULT_MODEL_BASE_URL } from '../../shared/model-wire.js';
 import type { ModelConfig } from '../../shared/run-spec.js';
 import { toModelError } from './anthropic-errors.js';
 import { MessageAccumulator, type RawStreamEvent } from './message-accumulator.js';
+import type { HostFetch, HostFetchInit } from './host-fetch.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from './model-client.js';
 
 /**
@@ -43,29 +45,22 @@ class IdleWatchdog {
   }
 }
 
-// A thread runs one agent at a time, so the stream watchdogs of the current run live here and the
-// SDK client is kept for the next run with the same settings: a new client per run costs start-up
-// time and leaves memory behind in long batches.
+// A thread runs one agent at a time, so the stream watchdogs and the transport of the current run
+// live here and the SDK client is kept for the next run with the same settings: a new client per
+// run costs start-up time and leaves memory behind in long batches.
 const watchdogs = new Set<IdleWatchdog>();
 let cachedClient: { key: string; client: Anthropic } | undefined;
+let transport: HostFetch | undefined;
 
 // Every chunk of every body counts as activity, pings included (the SDK drops pings before we see events).
-const fetchWithActivity: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  if (response.body === null) return response;
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        for (const w of watchdogs) w.touch();
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+const touchWatchdogs = () => {
+  for (const w of watchdogs) w.touch();
+};
+
+// The SDK's fetch: the current run's transport, reporting body bytes to the watchdogs.
+const sdkFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  if (transport === undefined) return Promise.reject(new TypeError('no model transport for this run'));
+  return transport(input, { ...(init as HostFetchInit), onBytes: touchWatchdogs });
 };
 
 function sdkClient(config: ModelConfig): Anthropic {
@@ -86,11 +81,12 @@ function sdkClient(config: ModelConfig): Anthropic {
     ...(keyless
       ? { apiKey: null, authToken: null, defaultHeaders: { authorization: null, 'x-api-key': null } }
       : {}),
-    ...(config.baseURL !== undefined ? { baseURL: config.baseURL } : {}),
+    // Always explicit: without it the SDK would read the thread's environment.
+    baseURL: config.baseURL ?? DEFAULT_MODEL_BASE_URL,
     maxRetries: config.maxRetries,
     // The SDK's timeout covers the wait for the headers; after them the idle watchdog takes over.
     timeout: config.streamIdleTimeoutMs,
-    fetch: fetchWithActivity,
+    fetch: sdkFetch,
     logLevel: 'off' as const,
     openTelemetry: false as const,
   };
@@ -99,8 +95,12 @@ function sdkClient(config: ModelConfig): Anthropic {
   return client;
 }
 
-/** Builds the anthropic client of a run. Credentials and base URL come only from `config`. */
-export function createAnthropicClient(config: ModelConfig): ModelClient {
+/**
+ * Builds the anthropic client of a run. Credentials and base URL come only from `config`; every
+ * request goes through `fetch`, the run's transport (the host's model channel).
+ */
+export function createAnthropicClient(config: ModelConfig, fetch: HostFetch): ModelClient {
+  transport = fetch;
   const client = sdkClient(config);
   const baseURL = client.baseURL;
 

@@ -4,7 +4,9 @@ import type { ModelConfig } from '../../shared/run-spec.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { CassetteExchange } from './cassette.js';
 import type { ModelStreamEvent } from './stream-event.js';
+import { CadreError } from '../../shared/errors.js';
 import { createAnthropicClient } from './anthropic.js';
+import type { HostFetch } from './host-fetch.js';
 import { createOfflineClient } from './offline.js';
 import { createReplayClient } from './replay.js';
 import { withRecorder } from './recorder.js';
@@ -45,24 +47,28 @@ export interface ModelClient {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent>;
 }
 
-/** Hooks a client reports to. */
+/** What a client needs from its run, and hooks it reports to. */
 export interface ModelClientOptions {
+  /** The run's transport to the model API (the host's model channel); required by `anthropic`. */
+  fetch?: HostFetch;
   /** With `config.record`: called after every exchange (also failed ones) so the host can write a cassette. */
   onExchange?: (exchange: CassetteExchange) => void;
 }
 
 /** Builds the client a ModelConfig names (wrapped in a recorder when `config.record` is set). */
 export function createModelClient(config: ModelConfig, options: ModelClientOptions = {}): ModelClient {
-  const client = pick(config);
+  const client = pick(config, options);
   return config.record === true && options.onExchange !== undefined
     ? withRecorder(client, options.onExchange)
     : client;
 }
 
-function pick(config: ModelConfig): ModelClient {
+function pick(config: ModelConfig, options: ModelClientOptions): ModelClient {
   switch (config.provider) {
     case 'anthropic':
-      return createAnthropicClient(config);
+      if (options.fetch === undefined)
+        throw new CadreError('internal', "the anthropic client needs the run's model transport");
+      return createAnthropicClient(config, options.fetch);
     case 'offline':
       return createOfflineClient(config);
     case 'replay':

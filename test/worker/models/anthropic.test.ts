@@ -12,12 +12,8 @@ import {
 import { isCadreError } from '../../../src/shared/errors.js';
 import type { ModelConfig } from '../../../src/shared/run-spec.js';
 import type { CassetteExchange } from '../../../src/worker/models/cassette.js';
-import {
-  createModelClient,
-  type ModelRequest,
-  type ModelStreamEvent,
-} from '../../../src/worker/models/model-client.js';
-import { def, fakeModelConfig, useFakeServer } from './loop-support.js';
+import { type ModelRequest, type ModelStreamEvent } from '../../../src/worker/models/model-client.js';
+import { def, fakeModelConfig, useFakeServer, hostedModelClient } from './loop-support.js';
 
 const fake = useFakeServer();
 
@@ -35,7 +31,7 @@ async function collect(
 ): Promise<{ events: ModelStreamEvent[]; error?: unknown }> {
   const events: ModelStreamEvent[] = [];
   try {
-    for await (const e of createModelClient(config).stream(request, signal)) events.push(e);
+    for await (const e of hostedModelClient(config).stream(request, signal)) events.push(e);
     return { events };
   } catch (error) {
     return { events, error };
@@ -172,7 +168,7 @@ describe('anthropic model client', () => {
   it('reports every exchange, failed ones included, when recording', async () => {
     fake.server.enqueue(textReply('recorded reply'), errorReply(400, { message: 'messages: bad' }));
     const exchanges: CassetteExchange[] = [];
-    const client = createModelClient(fakeModelConfig(fake.server.url, { record: true }), {
+    const client = hostedModelClient(fakeModelConfig(fake.server.url, { record: true }), {
       onExchange: (e) => exchanges.push(e),
     });
     for await (const _ of client.stream(request, new AbortController().signal)) void _;

@@ -10,7 +10,17 @@ import {
 } from '../../../src/shared/run-spec.js';
 import type { AgentLoopDeps, LoopTools } from '../../../src/worker/agent-loop.js';
 import { runAgentLoop } from '../../../src/worker/agent-loop.js';
-import type { ModelClient, ToolDefinition } from '../../../src/worker/models/model-client.js';
+import { MessageChannel } from 'node:worker_threads';
+import { modelEndpointOf, workerModelConfig } from '../../../src/host/agents/model-resolve.js';
+import { serveModelChannel, type ModelChannel } from '../../../src/host/capabilities/model-http.js';
+import { portEndpoint } from '../../../src/shared/endpoint.js';
+import { createHostFetch } from '../../../src/worker/models/host-fetch.js';
+import {
+  createModelClient,
+  type ModelClient,
+  type ModelClientOptions,
+  type ToolDefinition,
+} from '../../../src/worker/models/model-client.js';
 import { startFakeAnthropic, textReply, type FakeAnthropic } from '../../support/fake-anthropic.js';
 
 /**
@@ -26,10 +36,48 @@ export function useFakeServer(): { readonly server: FakeAnthropic } {
     await holder.server.close();
   });
   afterEach(() => {
+    closeModelChannels();
     holder.server.clearLog();
     holder.server.setResponder(() => textReply('ok'));
   });
   return holder;
+}
+
+const channels: { host: ModelChannel; close: () => void }[] = [];
+
+/** Closes the model channels that `hostedModelClient` opened. */
+export function closeModelChannels(): void {
+  for (const c of channels.splice(0)) {
+    c.host.close();
+    c.close();
+  }
+}
+
+/**
+ * A model client wired as a run's is: the worker gets `config` with its secret replaced by the
+ * placeholder, and its requests go over a model channel to the host side, which checks them,
+ * puts the real secret back and makes the HTTP request.
+ */
+export function hostedModelClient(
+  config: ModelConfig,
+  options: Omit<ModelClientOptions, 'fetch'> = {},
+): ModelClient {
+  const channel = new MessageChannel();
+  const endpoint = modelEndpointOf(config);
+  const host = serveModelChannel(portEndpoint(channel.port1), {
+    agentId: 'agent-1',
+    agentType: 'general-purpose',
+    baseURL: endpoint?.baseURL ?? 'http://127.0.0.1:1',
+    ...(endpoint?.secret !== undefined ? { secret: endpoint.secret } : {}),
+    projectDir: '/project',
+    mode: 'default',
+    audit: undefined,
+  });
+  channels.push({ host, close: () => (channel.port1.close(), channel.port2.close()) });
+  return createModelClient(workerModelConfig(config), {
+    ...options,
+    fetch: createHostFetch(portEndpoint(channel.port2)),
+  });
 }
 
 /** A model config pointing at a fake server (fast retries, short idle timeout). */

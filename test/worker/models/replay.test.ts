@@ -18,7 +18,7 @@ import {
   type CassetteExchange,
 } from '../../../src/worker/models/cassette.js';
 import { createModelClient } from '../../../src/worker/models/model-client.js';
-import { drive, fakeModelConfig, fakeTools, makeSpec } from './loop-support.js';
+import { drive, fakeModelConfig, fakeTools, makeSpec, hostedModelClient } from './loop-support.js';
 
 const FIXTURE = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -66,7 +66,7 @@ describe('cassettes', () => {
     const exchanges: CassetteExchange[] = [];
     const live = await drive({
       spec: spec({ model: fakeModelConfig(server.url, { record: true }) }),
-      client: createModelClient(fakeModelConfig(server.url, { record: true }), {
+      client: hostedModelClient(fakeModelConfig(server.url, { record: true }), {
         onExchange: (e) => exchanges.push(e),
       }),
       tools: tools(),

@@ -115,3 +115,43 @@ export function decideBookkeeping(capability: string, ctx: ServiceContext): Poli
   if (tool === undefined) return { decision: 'allow', reason: `${capability}: always allowed` };
   return byRules(ctx, (r) => r.tool === tool, 'internal', capability, []);
 }
+
+/**
+ * `model.request`: a run's model client may reach its own model endpoint and nothing else: same
+ * scheme, host and port as the endpoint, and a path under the endpoint's path. Rules and modes do
+ * not apply (every mode needs its model); the endpoint comes from the host's config, never from
+ * the worker.
+ */
+export function decideModelRequest(url: unknown, endpoint: unknown): PolicyDecision {
+  let target: URL;
+  let base: URL;
+  try {
+    base = new URL(String(endpoint));
+  } catch {
+    return { decision: 'deny', code: 'internal', reason: 'model.request: the run has no model endpoint' };
+  }
+  try {
+    target = new URL(String(url));
+  } catch {
+    return {
+      decision: 'deny',
+      code: 'invalid_input',
+      reason: `model.request: "${String(url).slice(0, 100)}" is not a URL`,
+    };
+  }
+  const prefix = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
+  const inside =
+    target.protocol === base.protocol &&
+    target.host === base.host &&
+    target.username === '' &&
+    target.password === '' &&
+    (target.pathname === base.pathname || target.pathname.startsWith(prefix));
+  if (!inside) {
+    return {
+      decision: 'deny',
+      code: 'not_granted',
+      reason: `model.request: ${target.origin}${target.pathname.slice(0, 100)} is not this run's model endpoint (${base.origin}${base.pathname})`,
+    };
+  }
+  return { decision: 'allow', reason: "the run's own model endpoint" };
+}

@@ -28,8 +28,10 @@ export interface PolicyInput {
   pattern?: string;
   /** `exec.run`: the shell command. */
   command?: string;
-  /** `web.fetch`: the URL. */
+  /** `web.fetch` and `model.request`: the URL. */
   url?: string;
+  /** `model.request`: the run's model endpoint (its base URL), set by the host. */
+  modelEndpoint?: string;
   /** `mcp.call`: the full tool name, `mcp__server__tool`. */
   tool?: string;
   /** `agents.task`: the agent type asked for. */

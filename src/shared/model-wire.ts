@@ -1,0 +1,70 @@
+// The model channel: how a worker's model client reaches its model API. The worker has no network
+// of its own; its SDK's `fetch` sends each request to the host on this channel, and the host makes
+// the HTTP request (to the run's model endpoint only, with the real credentials, over connections
+// shared by every run) and streams the response back.
+
+/** Worker -> host: start an HTTP request. `id` is unique per run. */
+export interface ModelWireRequest {
+  t: 'request';
+  id: number;
+  url: string;
+  method: string;
+  headers: [string, string][];
+  body?: string;
+}
+
+/** Worker -> host: the worker gave up on a request (its SDK aborted it). */
+export interface ModelWireAbort {
+  t: 'abort';
+  id: number;
+}
+
+/** Host -> worker: the response's status line and headers. */
+export interface ModelWireHead {
+  t: 'head';
+  id: number;
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+}
+
+/** Host -> worker: the next bytes of the response body. */
+export interface ModelWireData {
+  t: 'data';
+  id: number;
+  chunk: Uint8Array;
+}
+
+/** Host -> worker: the body ended. */
+export interface ModelWireEnd {
+  t: 'end';
+  id: number;
+}
+
+/**
+ * Host -> worker: the request failed (refused by the policy, connection error, or the body broke
+ * off). `code` is the system error code when there is one (`ECONNREFUSED`); `denied` marks a
+ * policy refusal, which is not worth retrying.
+ */
+export interface ModelWireError {
+  t: 'error';
+  id: number;
+  message: string;
+  code?: string;
+  denied?: boolean;
+}
+
+/** Messages the worker sends. */
+export type ModelWireOut = ModelWireRequest | ModelWireAbort;
+/** Messages the host sends. */
+export type ModelWireIn = ModelWireHead | ModelWireData | ModelWireEnd | ModelWireError;
+
+/**
+ * What a worker's ModelConfig holds in place of an API key or token. The host swaps it for the
+ * real secret in the request headers, so credentials never enter a worker (nor its transcript or
+ * a crash report).
+ */
+export const HOST_CREDENTIAL = 'cadre-host-credential';
+
+/** The SDK's endpoint when no base URL is configured. */
+export const DEFAULT_MODEL_BASE_URL = 'https://api.anthropic.com';
