@@ -222,3 +222,26 @@ describe('fault storm', () => {
     }
   }, 180_000);
 });
+
+describe('process isolation, end to end', () => {
+  it('runs the real SDK through the model channel over IPC: a tool round trip, the key swapped in by the host', async () => {
+    h = await startHarness(
+      {
+        reader: ({ turn, results }) =>
+          turn === 0
+            ? toolUseReply([{ name: 'Read', input: { file_path: 'inside.txt' } }])
+            : textReply(`read: ${results[0]?.content ?? ''}`),
+      },
+      { reader: { tools: ['Read'] } },
+      { isolation: 'process', files: { 'inside.txt': 'PROCESS-MODE-CONTENT' } },
+    );
+    const out = await h.runtime.run({ subagent_type: 'reader', prompt: 'read it' });
+    expect(out.status).toBe('completed');
+    expect(out.result).toContain('PROCESS-MODE-CONTENT');
+    expect(h.server.requests).toHaveLength(2);
+    expect(h.server.requests.map((r) => r.auth)).toEqual([
+      { via: 'bearer', key: 'test-key' },
+      { via: 'bearer', key: 'test-key' },
+    ]);
+  });
+});
