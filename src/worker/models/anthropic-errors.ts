@@ -5,7 +5,7 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
-} from '@anthropic-ai/sdk';
+} from '@anthropic-ai/sdk/core/error';
 import { CadreError, isCadreError } from '../../shared/errors.js';
 
 /** What the stream knew when it failed. */

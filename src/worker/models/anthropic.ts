@@ -1,7 +1,10 @@
 // The anthropic model client: the official SDK, streaming, with the SDK's own retries, an idle
 // watchdog on the body (the SDK's timeout stops at the headers), and normalized events out.
-import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
+// It builds the SDK's core client with the Messages resource alone: the full client constructs
+// every API resource (beta, files, organization, ...) and its code is two thirds of the SDK, which
+// every worker thread would load and compile for one endpoint.
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import { Messages, type MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import { CadreError } from '../../shared/errors.js';
 import { DEFAULT_MODEL_BASE_URL } from '../../shared/model-wire.js';
 import type { ModelConfig } from '../../shared/run-spec.js';
@@ -14,7 +17,7 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from './model-client
  * A client without a key or token (a local compatible server): it must not fall back to the SDK's
  * default credential chain, which reads profile files the worker may not open.
  */
-class KeylessAnthropic extends Anthropic {
+class KeylessAnthropic extends BaseAnthropic {
   protected override _shouldResolveDefaultCredentials(): boolean {
     return false;
   }
@@ -49,7 +52,7 @@ class IdleWatchdog {
 // live here and the SDK client is kept for the next run with the same settings: a new client per
 // run costs start-up time and leaves memory behind in long batches.
 const watchdogs = new Set<IdleWatchdog>();
-let cachedClient: { key: string; client: Anthropic } | undefined;
+let cachedClient: { key: string; client: BaseAnthropic; messages: Messages } | undefined;
 let transport: HostFetch | undefined;
 
 // Every chunk of every body counts as activity, pings included (the SDK drops pings before we see events).
@@ -63,7 +66,7 @@ const sdkFetch = (input: string | URL | Request, init?: RequestInit): Promise<Re
   return transport(input, { ...(init as HostFetchInit), onBytes: touchWatchdogs });
 };
 
-function sdkClient(config: ModelConfig): Anthropic {
+function sdkClient(config: ModelConfig): { client: BaseAnthropic; messages: Messages } {
   const key = JSON.stringify([
     config.apiKey,
     config.authToken,
@@ -71,7 +74,7 @@ function sdkClient(config: ModelConfig): Anthropic {
     config.maxRetries,
     config.streamIdleTimeoutMs,
   ]);
-  if (cachedClient?.key === key) return cachedClient.client;
+  if (cachedClient?.key === key) return cachedClient;
   const keyless = config.apiKey === undefined && config.authToken === undefined;
   const options = {
     ...(config.apiKey !== undefined ? { apiKey: config.apiKey, authToken: null } : {}),
@@ -90,9 +93,9 @@ function sdkClient(config: ModelConfig): Anthropic {
     logLevel: 'off' as const,
     openTelemetry: false as const,
   };
-  const client = keyless ? new KeylessAnthropic(options) : new Anthropic(options);
-  cachedClient = { key, client };
-  return client;
+  const client = keyless ? new KeylessAnthropic(options) : new BaseAnthropic(options);
+  cachedClient = { key, client, messages: new Messages(client) };
+  return cachedClient;
 }
 
 /**
@@ -101,7 +104,7 @@ function sdkClient(config: ModelConfig): Anthropic {
  */
 export function createAnthropicClient(config: ModelConfig, fetch: HostFetch): ModelClient {
   transport = fetch;
-  const client = sdkClient(config);
+  const { client, messages } = sdkClient(config);
   const baseURL = client.baseURL;
 
   return {
@@ -123,7 +126,7 @@ export function createAnthropicClient(config: ModelConfig, fetch: HostFetch): Mo
         const acc = new MessageAccumulator();
         let stream: AsyncIterable<unknown>;
         try {
-          stream = await client.messages.create(toParams(request), { signal: controller.signal });
+          stream = await messages.create(toParams(request), { signal: controller.signal });
         } catch (error) {
           throw toModelError(error, ctx());
         }
