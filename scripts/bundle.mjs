@@ -5,7 +5,7 @@
 // - dist/host/cli/cadre.cjs: the CLI, run by the executable cadre.mjs (scripts/cli-loader.mjs);
 // - dist/code-cache.mjs (scripts/code-cache.mjs) and, beside each .cjs bundle, V8's code cache for
 //   the Node version that ran the build. Other versions compile from source.
-import { chmodSync, copyFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -66,6 +66,20 @@ await Promise.all([
     outfile: path.join(cliDir, 'cadre.cjs'),
   }),
 ]);
+// V8 keeps a source with a single character past Latin-1 in two bytes per character, and a bundle's
+// source lives in every thread that loads it. esbuild escapes strings, but not regex literals.
+for (const file of [
+  path.join(workerDir, 'worker.cjs'),
+  path.join(workerDir, 'process-entry.mjs'),
+  path.join(cliDir, 'cadre.cjs'),
+]) {
+  const text = readFileSync(file, 'utf8');
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0)
+    throw new Error(
+      `${file} holds a non-ASCII character near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}: escape it in the source (\\uXXXX)`,
+    );
+}
 copyFileSync(path.join(root, 'scripts', 'code-cache.mjs'), path.join(dist, 'code-cache.mjs'));
 copyFileSync(path.join(root, 'scripts', 'worker-loader.mjs'), path.join(workerDir, 'entry.mjs'));
 copyFileSync(path.join(root, 'scripts', 'cli-loader.mjs'), path.join(cliDir, 'cadre.mjs'));

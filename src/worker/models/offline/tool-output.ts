@@ -10,7 +10,7 @@ export interface LineRef {
 }
 
 const NOTE_LINE =
-  /^(?:found \d+|no (?:files|matches)|\(|\[|\.\.\.|…|showing|results? (?:truncated|limited))/i;
+  /^(?:found \d+|no (?:files|matches)|\(|\[|\.\.\.|\u2026|showing|results? (?:truncated|limited))/i;
 
 /** Paths from a file-list output, sorted and deduplicated. */
 export function parseFileList(content: string): string[] {
@@ -37,7 +37,7 @@ export function parseGrepContent(content: string): LineRef[] {
 /** The lines of a Read output, numbered as the tool numbered them (`  12\ttext`), else from `offset`. */
 export function parseReadContent(content: string, path: string, offset = 1): LineRef[] {
   const lines = content.split('\n');
-  const numbered = lines.map((l) => /^\s*(\d+)(?:\t|→|\| ?)(.*)$/.exec(l));
+  const numbered = lines.map((l) => /^\s*(\d+)(?:\t|\u2192|\| ?)(.*)$/.exec(l));
   const mostlyNumbered =
     numbered.filter((m) => m !== null).length >= Math.max(1, Math.floor(lines.length / 2));
   if (mostlyNumbered) {
