@@ -74,7 +74,7 @@ for (const file of [
   path.join(cliDir, 'cadre.cjs'),
 ]) {
   const text = readFileSync(file, 'utf8');
-  const at = text.search(/[^\x00-\x7f]/);
+  const at = text.search(/[\u0080-\uffff]/);
   if (at >= 0)
     throw new Error(
       `${file} holds a non-ASCII character near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}: escape it in the source (\\uXXXX)`,

@@ -19,16 +19,20 @@ export interface ToolSet {
 
 /** Builds the tool set the host granted. */
 export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, signal: AbortSignal): ToolSet {
-  const delegation: Record<string, Tool> = {
-    Task: taskTool(spec.taskTypes),
-    TaskOutput: taskOutputTool,
-    TaskStop: taskStopTool,
-    TodoWrite: todoWriteTool,
-    TodoRead: todoReadTool,
+  const delegation: Record<string, () => Tool> = {
+    Task: () => taskTool(spec.taskTypes),
+    TaskOutput: () => taskOutputTool,
+    TaskStop: () => taskStopTool,
+    TodoWrite: () => todoWriteTool,
+    TodoRead: () => todoReadTool,
   };
   const tools = new Map<string, Tool>();
   for (const name of spec.tools) {
-    const tool = delegation[name] ?? (BUILTIN_TOOLS as Record<string, Tool | undefined>)[name];
+    const make = Object.hasOwn(delegation, name) ? delegation[name] : undefined;
+    const builtin = Object.hasOwn(BUILTIN_TOOLS, name)
+      ? (BUILTIN_TOOLS as Record<string, Tool | undefined>)[name]
+      : undefined;
+    const tool = make?.() ?? builtin;
     if (tool) tools.set(name, tool);
   }
   const exposed = new Set<string>();

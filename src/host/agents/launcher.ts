@@ -84,7 +84,7 @@ export async function launch(
   let transcript: Awaited<ReturnType<RuntimeCore['openTranscript']>>;
   try {
     cwd = parent ? parent.cwd : input.cwd ? await core.projectDir(input.cwd) : core.cwd;
-    transcript = await core.openTranscript(agentId);
+    transcript = await core.openTranscript(agentId, input.resume !== undefined);
   } catch (error) {
     if (input.resume) core.releaseResume(input.resume);
     throw error;

@@ -113,9 +113,9 @@ export class RuntimeCore {
     });
   }
 
-  /** Opens (or reopens, for resume) a run's transcript. */
-  openTranscript(agentId: string): Promise<TranscriptWriter> {
-    return openTranscript(this.transcriptsDir, agentId);
+  /** Opens a new run's transcript, or reopens a resumed run's. */
+  openTranscript(agentId: string, resumed: boolean): Promise<TranscriptWriter> {
+    return openTranscript(this.transcriptsDir, agentId, { fresh: !resumed });
   }
 
   /** The conversation of a finished run, for resume. Refuses unknown and running runs. */

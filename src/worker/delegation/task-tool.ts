@@ -39,6 +39,22 @@ async function delegate(ctx: Parameters<Tool['run']>[1], request: TaskInput): Pr
     : formatChildOutput(value as TaskOutput);
 }
 
+// Built once per thread on first use: converting the zod schema is most of what making the tool costs.
+let taskInputSchema: Record<string, unknown> | undefined;
+function taskSchema(): Record<string, unknown> {
+  taskInputSchema ??= toInputSchema(TaskToolInput, {
+    description: 'A short (3-5 word) description of the task',
+    prompt: 'The full task for the subagent',
+    subagent_type: 'The type of agent to launch',
+    model: 'Optional model alias or id for this run',
+    run_in_background: 'Return at once with the agentId; collect the result with TaskOutput',
+    resume: 'The agentId of a finished run to continue with this prompt',
+    max_turns: 'Most model turns the subagent may take',
+    timeout: 'Timeout in seconds',
+  });
+  return taskInputSchema;
+}
+
 /** The Task tool: `spawnable` lists the agent types the grant names (absent = any). */
 export function taskTool(spawnable: readonly string[] | undefined): Tool {
   const limit = spawnable ? ` This agent may only launch these types: ${spawnable.join(', ')}.` : '';
@@ -49,16 +65,7 @@ export function taskTool(spawnable: readonly string[] | undefined): Tool {
       'Give it everything it needs in `prompt` (it cannot see this conversation) and say exactly what to report back. ' +
       'Launch several in one message to run them in parallel. Use run_in_background for long work and collect it with TaskOutput.' +
       limit,
-    inputSchema: toInputSchema(TaskToolInput, {
-      description: 'A short (3-5 word) description of the task',
-      prompt: 'The full task for the subagent',
-      subagent_type: 'The type of agent to launch',
-      model: 'Optional model alias or id for this run',
-      run_in_background: 'Return at once with the agentId; collect the result with TaskOutput',
-      resume: 'The agentId of a finished run to continue with this prompt',
-      max_turns: 'Most model turns the subagent may take',
-      timeout: 'Timeout in seconds',
-    }),
+    inputSchema: taskSchema(),
     async run(input, ctx) {
       const parsed = parseToolInput('Task', TaskToolInput, input);
       if (!parsed.ok) return parsed.result;

@@ -39,6 +39,25 @@ function delta(i: number) {
 }
 
 describe('openTranscript', () => {
+  it("creates a fresh run's file in a missing directory, and appends to one that exists", async () => {
+    const nested = path.join(dir, 'deep', 'er');
+    const first = await openTranscript(nested, 'a1', { fresh: true });
+    first.append(delta(1));
+    await first.close(output);
+    // A fresh open of an existing id (a clash) keeps what is there and starts a new segment.
+    await appendFile(first.path, '{"type":"torn"');
+    const second = await openTranscript(nested, 'a1', { fresh: true });
+    await second.close(output);
+    const text = await readFile(first.path, 'utf8');
+    const all = text
+      .split('\n')
+      .filter((l) => l !== '' && !l.includes('"torn"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(all.map((l) => l.type)).toEqual(['header', 'text-delta', 'status', 'header', 'status']);
+    expect(all[3]).toMatchObject({ type: 'header', resumed: true });
+    expect(text).toContain('{"type":"torn"\n');
+  });
+
   it('writes a header, the events in order and the status line', async () => {
     const t = await openTranscript(path.join(dir, 'nested'), 'a1', {
       clock: () => 7,
