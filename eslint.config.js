@@ -67,4 +67,19 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // The CommonJS loaders of the worker threads and the code cache (scripts/*.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        exports: 'writable',
+        __dirname: 'readonly',
+        process: 'readonly',
+      },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

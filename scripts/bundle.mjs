@@ -1,11 +1,12 @@
 // `npm run bundle`: bundles the compiled output for fast start-up.
-// - dist/worker-bundle/worker.cjs: the worker thread's code, loaded by entry.mjs
-//   (scripts/worker-loader.mjs);
-// - dist/worker-bundle/process-entry.mjs: the worker of process isolation mode;
+// - dist/worker-bundle/worker.cjs: the worker thread's code, loaded by entry.cjs
+//   (scripts/worker-loader.cjs);
+// - dist/worker-bundle/process-entry.cjs: the worker of process isolation mode;
 // - dist/host/cli/cadre.cjs: the CLI, run by the executable cadre.mjs (scripts/cli-loader.mjs);
-// - dist/code-cache.mjs (scripts/code-cache.mjs) and, beside each .cjs bundle, V8's code cache for
+// - dist/code-cache.cjs (scripts/code-cache.cjs) and, beside each .cjs bundle, V8's code cache for
 //   the Node version that ran the build. Other versions compile from source.
 import { chmodSync, copyFileSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -50,14 +51,10 @@ await Promise.all([
     outfile: path.join(workerDir, 'worker.cjs'),
   }),
   build({
-    ...common,
+    ...cjs,
     ...workerShims,
     entryPoints: [path.join(dist, 'worker', 'process-entry.js')],
-    format: 'esm',
-    banner: {
-      js: "import { createRequire as __cadreRequire } from 'node:module'; const require = __cadreRequire(import.meta.url);",
-    },
-    outfile: path.join(workerDir, 'process-entry.mjs'),
+    outfile: path.join(workerDir, 'process-entry.cjs'),
   }),
   build({
     ...cjs,
@@ -70,7 +67,7 @@ await Promise.all([
 // source lives in every thread that loads it. esbuild escapes strings, but not regex literals.
 for (const file of [
   path.join(workerDir, 'worker.cjs'),
-  path.join(workerDir, 'process-entry.mjs'),
+  path.join(workerDir, 'process-entry.cjs'),
   path.join(cliDir, 'cadre.cjs'),
 ]) {
   const text = readFileSync(file, 'utf8');
@@ -80,12 +77,12 @@ for (const file of [
       `${file} holds a non-ASCII character near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}: escape it in the source (\\uXXXX)`,
     );
 }
-copyFileSync(path.join(root, 'scripts', 'code-cache.mjs'), path.join(dist, 'code-cache.mjs'));
-copyFileSync(path.join(root, 'scripts', 'worker-loader.mjs'), path.join(workerDir, 'entry.mjs'));
+copyFileSync(path.join(root, 'scripts', 'code-cache.cjs'), path.join(dist, 'code-cache.cjs'));
+copyFileSync(path.join(root, 'scripts', 'worker-loader.cjs'), path.join(workerDir, 'entry.cjs'));
 copyFileSync(path.join(root, 'scripts', 'cli-loader.mjs'), path.join(cliDir, 'cadre.mjs'));
 chmodSync(path.join(cliDir, 'cadre.mjs'), 0o755);
 
-const { writeCache, writeId } = await import(path.join(dist, 'code-cache.mjs'));
+const { writeCache, writeId } = createRequire(import.meta.url)(path.join(dist, 'code-cache.cjs'));
 writeId(path.join(workerDir, 'worker.cjs'));
 writeId(path.join(cliDir, 'cadre.cjs'));
 if (typeof writeCache(path.join(workerDir, 'worker.cjs')).default !== 'function')

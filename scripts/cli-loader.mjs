@@ -4,9 +4,10 @@
 // version that ran it; on another version, the first run makes them for the next ones.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hasCache, loadCached, writeCache } from '../../code-cache.mjs';
+import { createRequire } from 'node:module';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const { hasCache, loadCached, writeCache } = createRequire(import.meta.url)('../../code-cache.cjs');
 const cli = loadCached(path.join(here, 'cadre.cjs'));
 await cli.exports.main();
 if (cli.codeCache !== 'used') {

@@ -101,7 +101,7 @@ export interface ProcessExecutorOptions {
 }
 
 /** The bundled entry of process isolation mode. */
-export const PROCESS_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'process-entry.mjs');
+export const PROCESS_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'process-entry.cjs');
 
 /** Runs each agent in its own child process with a hard V8 heap cap. */
 export function processExecutor(options: ProcessExecutorOptions): Executor {

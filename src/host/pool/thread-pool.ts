@@ -35,7 +35,7 @@ export interface ThreadPoolOptions {
 }
 
 /** The default worker entry: the compiled worker bundled into one file, so a new thread loads in a fraction of the time. */
-export const WORKER_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'entry.mjs');
+export const WORKER_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'entry.cjs');
 
 /** The environment of a worker thread: only the switches cadre's own loader reads. */
 function workerEnv(): Record<string, string> {

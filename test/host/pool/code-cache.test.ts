@@ -2,6 +2,7 @@
 // version it runs on, and a worker started as the pool starts them (permission flags included),
 // like a fresh CLI process, takes it.
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,16 +10,23 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { DIST_DIR, permissionFlags } from '../../../src/host/pool/worker-flags.js';
 import { WORKER_ENTRY } from '../../../src/host/pool/thread-pool.js';
-// @ts-expect-error: a plain ES module of the build scripts, without types.
-import { loadCached, writeCache, writeId } from '../../../scripts/code-cache.mjs';
+
+// The build scripts' loader: plain CommonJS, without types.
+const { loadCached, writeCache, writeId } = createRequire(import.meta.url)(
+  '../../../scripts/code-cache.cjs',
+) as {
+  loadCached(file: string): { codeCache: string; exports: Record<string, unknown> };
+  writeCache(file: string): Record<string, unknown>;
+  writeId(file: string): void;
+};
 
 const load = (execArgv: string[]) =>
-  new Promise<[string, string]>((resolve, reject) => {
+  new Promise<[string, string, boolean]>((resolve, reject) => {
     const w = new Worker(
-      `import(${JSON.stringify(WORKER_ENTRY)}).then((m) => require('node:worker_threads').parentPort.postMessage([m.codeCache, typeof m.default]))`,
+      `const m = require(${JSON.stringify(WORKER_ENTRY)}); require('node:worker_threads').parentPort.postMessage([m.codeCache, typeof m.default, process.moduleLoadList.some((n) => n.includes('esm/loader'))])`,
       { eval: true, execArgv },
     );
-    w.once('message', (m: [string, string]) => void w.terminate().then(() => resolve(m)));
+    w.once('message', (m: [string, string, boolean]) => void w.terminate().then(() => resolve(m)));
     w.once('error', reject);
   });
 
@@ -29,18 +37,19 @@ describe('the worker code cache', () => {
     await expect(
       access(path.join(DIST_DIR, 'worker-bundle', `worker-${id}-${process.version}-${process.arch}.cache`)),
     ).resolves.toBeUndefined();
-    expect(await load(permissionFlags())).toEqual(['used', 'function']);
+    // Taken, and the entry is CommonJS all the way: the thread never starts the ES module loader.
+    expect(await load(permissionFlags())).toEqual(['used', 'function', false]);
   });
 
   it('is built for the CLI too, and taken by a fresh process', () => {
-    const loader = path.join(DIST_DIR, 'code-cache.mjs');
+    const loader = path.join(DIST_DIR, 'code-cache.cjs');
     const bundle = path.join(DIST_DIR, 'host', 'cli', 'cadre.cjs');
     const state = execFileSync(
       process.execPath,
       [
         '--input-type=module',
         '-e',
-        `const m = await import(${JSON.stringify(loader)}); const r = m.loadCached(${JSON.stringify(bundle)}); console.log(r.codeCache, typeof r.exports.main);`,
+        `const m = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(loader)}); const r = m.loadCached(${JSON.stringify(bundle)}); console.log(r.codeCache, typeof r.exports.main);`,
       ],
       { encoding: 'utf8' },
     );

@@ -52,7 +52,7 @@ const spec = (url: string): WorkerRunSpec => ({
 // of its three channels served here, and reports what the thread loaded and could see.
 const PROBE = `
 const { parentPort, workerData } = require('node:worker_threads');
-import(workerData.entry).then(async (m) => {
+Promise.resolve(require(workerData.entry)).then(async (m) => {
   const result = await m.default(workerData.task);
   parentPort.postMessage({
     result,

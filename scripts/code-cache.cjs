@@ -1,14 +1,15 @@
-// Loads a CommonJS bundle through V8's code cache (copied to dist/code-cache.mjs by
+// Loads a CommonJS bundle through V8's code cache (copied to dist/code-cache.cjs by
 // scripts/bundle.mjs). The cache is specific to one Node version and architecture; where none
 // matches, the bundle compiles from source as usual. Used by the worker threads' entry and by the
-// `cadre` executable, which each start by compiling about two megabytes of JavaScript.
-import { createRequire } from 'node:module';
-
-// Built-ins come through require: importing one as an ES module builds a facade that reads every
-// export, which loads Node's file streams for node:fs and WebCrypto for node:crypto. Every worker
-// thread runs this file, and those facades cost it about 5 ms of CPU.
-const require = createRequire(import.meta.url);
+// `cadre` executable, which each start by compiling a bundle of JavaScript.
+//
+// CommonJS on purpose, like the worker's entry: a worker thread that loads no ES module never
+// starts Node's ES module loader, and built-ins taken through require skip the facades an import
+// builds (which read every export, loading file streams for node:fs and WebCrypto for node:crypto).
+'use strict';
 const { existsSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+// Not require('node:module'): that public module starts the ES module loader.
+const { createRequire } = module.constructor;
 const path = require('node:path');
 const vm = require('node:vm');
 
@@ -18,7 +19,7 @@ const vm = require('node:vm');
  * scripts/bundle.mjs wrote to `<file>.id`: a cache can never be taken for other code. Without an
  * id, or with CADRE_CODE_CACHE=off, there is no cache.
  */
-export function cacheFileFor(file) {
+function cacheFileFor(file) {
   if (process.env.CADRE_CODE_CACHE === 'off') return undefined;
   let id;
   try {
@@ -31,7 +32,7 @@ export function cacheFileFor(file) {
 }
 
 /** The content hash written to `<file>.id`. */
-export function writeId(file) {
+function writeId(file) {
   writeFileSync(
     `${file}.id`,
     `${require('node:crypto').createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 32)}\n`,
@@ -64,7 +65,7 @@ function writeAtomically(target, data) {
  * (another V8 or other flags) or `none`, and `save()`, which writes a cache of everything compiled
  * so far for this Node version (it throws where dist/ is read-only).
  */
-export function loadCached(file) {
+function loadCached(file) {
   const cacheFile = cacheFileFor(file);
   let cachedData;
   try {
@@ -84,13 +85,8 @@ export function loadCached(file) {
   };
 }
 
-/** `loadCached` for the bundle `name` in the directory of the module at `moduleUrl`. */
-export function loadBeside(moduleUrl, name) {
-  return loadCached(path.join(path.dirname(require('node:url').fileURLToPath(moduleUrl)), name));
-}
-
 /** True when `file` has a cache for this Node version. */
-export function hasCache(file) {
+function hasCache(file) {
   const cacheFile = cacheFileFor(file);
   return cacheFile === undefined || existsSync(cacheFile);
 }
@@ -99,10 +95,16 @@ export function hasCache(file) {
  * Writes the cache of `file` for this Node version: compiles and runs its top level (which must
  * only define things), then keeps what V8 compiled. Returns the bundle's exports.
  */
-export function writeCache(file) {
+function writeCache(file) {
   const script = compile(file);
   const exports = run(script, file);
   const cacheFile = cacheFileFor(file);
   if (cacheFile) writeAtomically(cacheFile, script.createCachedData());
   return exports;
 }
+
+exports.cacheFileFor = cacheFileFor;
+exports.writeId = writeId;
+exports.loadCached = loadCached;
+exports.hasCache = hasCache;
+exports.writeCache = writeCache;
