@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
-import { DIST_DIR, permissionFlags, workerReadRoots } from './worker-flags.js';
+import { DIST_DIR, hostHeapSamplingSupported, permissionFlags, workerReadRoots } from './worker-flags.js';
 
 /** What one thread-mode task receives. */
 export interface ThreadTask {
@@ -71,9 +71,12 @@ export class ThreadPool {
         ? {}
         : // A small young generation: a large one costs every thread RSS, and with a small heap
           // cap it lets one burst of allocation overshoot the cap (V8 then aborts the process).
+          // Where the host samples thread heaps (and kills at 90% of the cap), V8's own limit is a
+          // backstop at twice the cap: a Map or array that doubles its storage in one step would
+          // otherwise cross V8's limit between two samples, and V8 aborts the whole process.
           {
             resourceLimits: {
-              maxOldGenerationSizeMb: memory,
+              maxOldGenerationSizeMb: hostHeapSamplingSupported() ? memory * 2 : memory,
               maxYoungGenerationSizeMb: Math.max(4, Math.min(16, Math.floor(memory / 8))),
             },
           }),
