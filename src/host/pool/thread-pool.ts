@@ -43,6 +43,9 @@ function workerEnv(): Record<string, string> {
   return code === undefined ? {} : { CADRE_CODE_CACHE: code };
 }
 
+/** Each thread's young generation, in MB (see the pool's resourceLimits). */
+const YOUNG_GENERATION_MB = 4;
+
 /** A thin owner of the Piscina instance. */
 export class ThreadPool {
   readonly piscina: Piscina<ThreadTask, WorkerRunResult>;
@@ -69,15 +72,17 @@ export class ThreadPool {
           : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])]),
       ...(memory === undefined
         ? {}
-        : // A small young generation: a large one costs every thread RSS, and with a small heap
-          // cap it lets one burst of allocation overshoot the cap (V8 then aborts the process).
+        : // A small young generation (4 MB): V8 grows a thread's young generation to its maximum
+          // under steady allocation and never gives it back, so a larger one costs every thread
+          // its RSS (16 MB made 16 threads hold 190 MB more after 10,000 batch tasks, for no
+          // throughput); and with a small heap cap it lets one burst of allocation overshoot the cap.
           // Where the host samples thread heaps (and kills at 90% of the cap), V8's own limit is a
           // backstop at twice the cap: a Map or array that doubles its storage in one step would
           // otherwise cross V8's limit between two samples, and V8 aborts the whole process.
           {
             resourceLimits: {
               maxOldGenerationSizeMb: hostHeapSamplingSupported() ? memory * 2 : memory,
-              maxYoungGenerationSizeMb: Math.max(4, Math.min(16, Math.floor(memory / 8))),
+              maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
             },
           }),
     });
