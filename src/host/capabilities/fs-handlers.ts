@@ -10,12 +10,12 @@ import type { AuditLog } from './audit.js';
 import { runCommand } from './exec.js';
 import { glob } from './fs/glob.js';
 import { list } from './fs/list.js';
-import { readMany } from './fs/read-many.js';
+import { judgeReadMany } from './fs/read-many.js';
 import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
 import { writeAtomic } from './fs/write.js';
-import { resolveMany, resolvePath, type ResolvedPath } from './paths.js';
-import { decide, decideEach } from './policy.js';
+import { resolvePath, type ResolvedPath } from './paths.js';
+import { decide } from './policy.js';
 import type { PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
 
@@ -154,35 +154,23 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       `${String((raw as { paths?: unknown[] })?.paths?.length ?? 0)} files`,
       async () => {
         const req = parseRequest('fs.readMany', raw);
-        const targets = await resolveMany(req.paths, ctx.projectDir);
-        // Each path is judged on its own: denied ones are skipped, never read.
-        const allowed: ResolvedPath[] = [];
-        const skipped: { path: string; reason: string }[] = [];
-        // As fs.readMany: Read rules and Grep rules both apply to what Grep reads.
-        const verdicts = decideEach({
-          capability: 'fs.readMany',
-          paths: targets,
-          projectDir: ctx.projectDir,
-          extraRoots: ctx.extraRoots,
-          homeDir: ctx.homeDir,
-          mode: ctx.mode,
-          rules: ctx.rules,
-        });
-        targets.forEach((t, i) => {
-          const v = verdicts[i];
-          if (v?.decision === 'allow') allowed.push(t);
-          else skipped.push({ path: t.requested, reason: v?.reason ?? 'not judged' });
-        });
-        const result = await readMany(
-          allowed.map((t) => t.real),
-          req.maxBytesPerFile,
-          undefined,
-          allowed.map((t) => t.requested),
+        // Resolved, judged path by path (denied ones are skipped, never read) and read on an I/O
+        // thread, with the run's rules; as fs.readMany, Read rules and Grep rules both apply.
+        const { result, allowed } = await judgeReadMany(
+          req.paths,
+          {
+            projectDir: ctx.projectDir,
+            extraRoots: ctx.extraRoots,
+            homeDir: ctx.homeDir,
+            mode: ctx.mode,
+            rules: ctx.rules,
+          },
+          {
+            ...(req.maxBytesPerFile ? { maxBytesPerFile: req.maxBytesPerFile } : {}),
+            ...(req.packed ? { packed: true } : {}),
+          },
         );
-        return {
-          value: { ...result, skipped: [...skipped, ...result.skipped] },
-          reason: `${allowed.length} of ${targets.length} paths allowed`,
-        };
+        return { value: result, reason: `${allowed} of ${req.paths.length} paths allowed` };
       },
     );
   const globHandler: Handler<'fs.glob'> = (raw) =>

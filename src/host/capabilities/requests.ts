@@ -16,6 +16,7 @@ export const CapabilityRequests = {
   'fs.readMany': z.strictObject({
     paths: z.array(path).max(5000),
     maxBytesPerFile: z.number().int().positive().max(10_485_760).optional(),
+    packed: z.boolean().optional(),
   }),
   'fs.glob': z.strictObject({
     pattern: z.string().min(1).max(1000),

@@ -8,6 +8,7 @@ import { callCapability, capabilityFailure } from './call-capability.js';
 import { formatFileContent, joinGroups } from './grep-format.js';
 import { compilePattern, matchText } from './grep-match.js';
 import { FILE_TYPES, globsForType, matchesType, typeSearchGlob } from './grep-types.js';
+import { visitFiles } from './grep-unpack.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import { parseToolInput, toInputSchema, toolError, toolText } from './tool.js';
 
@@ -107,6 +108,7 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
     if (start >= files.length) return undefined;
     const pending = callCapability(ctx, 'fs.readMany', {
       paths: files.slice(start, start + GREP_READ_CHUNK),
+      packed: true,
     });
     // A search that stops early leaves the last request unread; its failure is nobody's concern.
     pending.catch(() => undefined);
@@ -127,20 +129,19 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       );
       skipped.set(gist, (skipped.get(gist) ?? 0) + 1);
     }
-    for (const file of value.files) {
+    return visitFiles(value, (file) => {
       const limit = mode === 'content' ? wanted - matchedLines : mode === 'files_with_matches' ? 1 : Infinity;
       if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
       const found = matchText(file.content, compiled.regex, multiline, limit);
-      if (found.matched.length === 0) continue;
+      if (found.matched.length === 0) return false;
       matchedLines += found.matched.length;
       if (mode === 'content')
         groups.push(...formatFileContent(file.path, found.lines, found.matched, format));
       else entries.push(mode === 'count' ? `${file.path}:${found.matched.length}` : file.path);
       // files_with_matches is ordered by mtime once every file is seen, so only the cap stops it early.
       const stopAt = mode === 'files_with_matches' ? ctx.limits.maxGrepMatches : wanted;
-      if ((mode === 'content' ? matchedLines : entries.length) >= stopAt) return true;
-    }
-    return false;
+      return (mode === 'content' ? matchedLines : entries.length) >= stopAt;
+    });
   };
   search: for (let start = 0; start < files.length; start += GREP_READ_CHUNK) {
     if (ctx.signal?.aborted) return toolError('cancelled: the search was cancelled.');
@@ -152,7 +153,7 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       if (consume(batch.value)) break search;
       const rest = batch.value.deferred ?? [];
       if (rest.length === 0) break;
-      batch = await callCapability(ctx, 'fs.readMany', { paths: rest });
+      batch = await callCapability(ctx, 'fs.readMany', { paths: rest, packed: true });
     }
   }
 

@@ -140,7 +140,10 @@ describe('Grep', () => {
     );
     expect(result.content).toContain('src/app.ts:2');
     expect(p.count('fs.glob')).toBe(0);
-    expect(p.calls.find((c) => c.name === 'fs.readMany')?.request).toEqual({ paths: ['src/app.ts'] });
+    expect(p.calls.find((c) => c.name === 'fs.readMany')?.request).toEqual({
+      paths: ['src/app.ts'],
+      packed: true,
+    });
     const missing = await grepTool.run({ pattern: 'foo', path: 'nowhere' }, p.context());
     expect(missing).toEqual({ content: 'not_found: path nowhere does not exist.', isError: true });
   });

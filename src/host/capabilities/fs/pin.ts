@@ -13,6 +13,11 @@ export function racedMessage(expected: string, opened: string): string {
   return `${expected} changed between the permission check and the open (it now leads to ${opened}); refused`;
 }
 
+/** Why a checked file that is now a symlink (opened with O_NOFOLLOW) is refused. */
+export function swappedForLinkMessage(expected: string): string {
+  return `${expected} changed between the permission check and the open (it is now a symbolic link); refused`;
+}
+
 function raced(expected: string, opened: string): CadreError {
   return new CadreError('permission_denied', racedMessage(expected, opened), { path: expected });
 }

@@ -1,0 +1,118 @@
+// The host's I/O threads, seen from the event loop: a small pool (one thread per core, at most
+// two) started on first use and unreferenced while idle. Each request goes to the thread with the
+// least waiting, so a Grep's batches are read on both cores at once. A thread that stalls in a
+// syscall (a hung network mount) is abandoned, its requests fail, and a new one takes its place.
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { CadreError, fromWire } from '../../../shared/errors.js';
+import { DIST_DIR } from '../../pool/worker-flags.js';
+import type { IoAnswer, IoRequest } from './io-thread.js';
+
+/** The compiled I/O thread. */
+const IO_ENTRY = path.join(DIST_DIR, 'host', 'capabilities', 'fs', 'io-thread.js');
+/**
+ * A request the I/O thread has not answered in this long is stuck in a syscall (a hung network
+ * mount): the thread is abandoned, its requests fail, and the next request gets a new thread.
+ */
+export const IO_STALL_MS = 30_000;
+/** Threads in the pool: enough to keep two cores reading, few enough to leave the rest alone. */
+export const IO_THREADS = Math.max(1, Math.min(2, os.availableParallelism()));
+
+/** A request as the pool takes it: the thread's request without its id. */
+export type IoJob = IoRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/** One I/O thread and the requests it owes answers to. */
+class IoThread {
+  private readonly worker = new Worker(IO_ENTRY);
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  /** Armed while requests wait; every answer re-arms it (requests are answered one at a time). */
+  private watchdog: NodeJS.Timeout | undefined;
+  dead = false;
+
+  constructor() {
+    this.worker.unref();
+    this.worker.on('message', (m: IoAnswer) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      this.arm();
+      if (m.ok) p.resolve(m.value);
+      else p.reject(fromWire(m.error));
+    });
+    this.worker.on('error', (error) => this.fail(`the I/O thread failed: ${error.message}`));
+    this.worker.on('exit', (code) => this.fail(`the I/O thread exited (code ${code})`));
+  }
+
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  call(job: IoJob): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (this.pending.size === 1) this.arm();
+      this.worker.postMessage({ ...job, id } as IoRequest);
+    });
+  }
+
+  /** Restarts the stall clock while requests wait, stops it (and unrefs the thread) when none do. */
+  private arm(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = undefined;
+    if (this.pending.size === 0) {
+      this.worker.unref();
+      return;
+    }
+    this.worker.ref();
+    this.watchdog = setTimeout(
+      () => this.fail(`a batch of reads took over ${IO_STALL_MS / 1000} s; a file system is not answering`),
+      IO_STALL_MS,
+    );
+    this.watchdog.unref();
+  }
+
+  private fail(message: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    clearTimeout(this.watchdog);
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of waiting) p.reject(new CadreError('io_error', message));
+    this.worker.unref();
+    void this.worker.terminate().catch(() => undefined);
+  }
+}
+
+const threads: (IoThread | undefined)[] = [];
+
+/** The live thread with the fewest requests waiting, starting one where a slot is free or dead. */
+function pick(): IoThread {
+  let best: IoThread | undefined;
+  for (let i = 0; i < IO_THREADS; i++) {
+    let t = threads[i];
+    if (!t || t.dead) {
+      // An idle slot is filled only when every live thread is busy: one Grep at a time needs two.
+      if (best && best.waiting === 0) return best;
+      t = new IoThread();
+      threads[i] = t;
+    }
+    if (!best || t.waiting < best.waiting) best = t;
+  }
+  return best as IoThread;
+}
+
+/**
+ * Runs `job` on an I/O thread. Rejects with the CadreError the thread answered with, or with
+ * `io_error` when the thread itself fails or stalls.
+ */
+export function ioCall<T>(job: IoJob): Promise<T> {
+  return pick().call(job) as Promise<T>;
+}

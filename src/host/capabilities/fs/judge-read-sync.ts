@@ -1,0 +1,65 @@
+// Grep's batch, start to finish on the host's I/O thread: resolve each requested path (realpath),
+// judge each with the one policy function (decideEach, the same pure code the event loop runs),
+// and read only the allowed ones. One pass in one thread: the paths never bounce between threads.
+import { decideEach } from '../policy.js';
+import type { PolicyInput } from '../policy/types.js';
+import { readBatchSync } from './read-batch-sync.js';
+import { resolveManySync } from './resolve-sync.js';
+
+/** The rules and places a batch is judged under: the run's, as the event loop would pass them. */
+export type JudgeContext = Pick<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>;
+
+/** A judged batch: files read (packed) and skips, by index in the request. */
+export interface JudgedBatch {
+  /** Request index of each file read, ascending. */
+  read: number[];
+  /** Where file `k` ends in `bytes`; it starts where file `k - 1` ends (0 for the first). */
+  ends: number[];
+  mtimes: number[];
+  bytes: Uint8Array;
+  /** Denied by the policy or unreadable, with the reason. */
+  skipped: { index: number; reason: string }[];
+  /** Allowed but left for a later call by the byte budget, in order. */
+  deferred: number[];
+  /** How many paths the policy allowed. */
+  allowed: number;
+}
+
+/**
+ * Resolves `paths` against the project, judges each as `fs.readMany` under `ctx`, and reads the
+ * allowed ones until `budget` bytes are read. Throws `invalid_input` as resolving does (a NUL byte,
+ * a symlink loop).
+ */
+export function judgeReadSync(
+  paths: readonly string[],
+  ctx: JudgeContext,
+  maxBytes: number,
+  budget: number,
+): JudgedBatch {
+  const targets = resolveManySync(paths, ctx.projectDir);
+  // Read rules and Grep rules both apply to what Grep reads; denied paths are skipped, never read.
+  const verdicts = decideEach({ ...ctx, capability: 'fs.readMany', paths: targets });
+  const allowed: number[] = [];
+  const skipped: JudgedBatch['skipped'] = [];
+  targets.forEach((_, i) => {
+    const v = verdicts[i];
+    if (v?.decision === 'allow') allowed.push(i);
+    else skipped.push({ index: i, reason: v?.reason ?? 'not judged' });
+  });
+  const batch = readBatchSync(
+    allowed.map((i) => targets[i]?.real ?? ''),
+    maxBytes,
+    budget,
+  );
+  const requestIndex = (k: number) => allowed[k] ?? -1;
+  for (const s of batch.skipped) skipped.push({ index: requestIndex(s.index), reason: s.reason });
+  return {
+    read: batch.read.map(requestIndex),
+    ends: batch.ends,
+    mtimes: batch.mtimes,
+    bytes: batch.bytes,
+    skipped,
+    deferred: allowed.slice(batch.handled),
+    allowed: allowed.length,
+  };
+}
