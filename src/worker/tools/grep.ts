@@ -6,7 +6,7 @@ import type { FsReadManyResult } from '../../shared/capabilities.js';
 import { GrepInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';
 import { formatFileContent, joinGroups } from './grep-format.js';
-import { compilePattern, matchText } from './grep-match.js';
+import { compilePattern, countMatchingLines, matchText } from './grep-match.js';
 import { FILE_TYPES, globsForType, matchesType, typeSearchGlob } from './grep-types.js';
 import { visitFiles } from './grep-unpack.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
@@ -131,13 +131,20 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
     }
     return visitFiles(value, (file) => {
       const limit = mode === 'content' ? wanted - matchedLines : mode === 'files_with_matches' ? 1 : Infinity;
-      if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
-      const found = matchText(file.content, compiled.regex, multiline, limit);
-      if (found.matched.length === 0) return false;
-      matchedLines += found.matched.length;
-      if (mode === 'content')
+      // Plain text missing from the whole file is missing from every line.
+      if (compiled.literal !== undefined && !file.content.includes(compiled.literal)) return false;
+      if (mode === 'content') {
+        const found = matchText(file.content, compiled.regex, multiline, limit);
+        if (found.matched.length === 0) return false;
+        matchedLines += found.matched.length;
         groups.push(...formatFileContent(file.path, found.lines, found.matched, format));
-      else entries.push(mode === 'count' ? `${file.path}:${found.matched.length}` : file.path);
+      } else {
+        const count = countMatchingLines(file.content, compiled.regex, multiline, limit);
+        if (count === 0) return false;
+        if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
+        matchedLines += count;
+        entries.push(mode === 'count' ? `${file.path}:${count}` : file.path);
+      }
       // files_with_matches is ordered by mtime once every file is seen, so only the cap stops it early.
       const stopAt = mode === 'files_with_matches' ? ctx.limits.maxGrepMatches : wanted;
       return (mode === 'content' ? matchedLines : entries.length) >= stopAt;
