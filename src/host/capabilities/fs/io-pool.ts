@@ -25,6 +25,8 @@ export type IoJob = IoRequest extends infer R ? (R extends { id: number } ? Omit
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+  /** Takes the parts a streaming request posts before its answer. */
+  partial: ((value: unknown) => void) | undefined;
 }
 
 /** One I/O thread and the requests it owes answers to. */
@@ -41,6 +43,11 @@ class IoThread {
     this.worker.on('message', (m: IoAnswer) => {
       const p = this.pending.get(m.id);
       if (!p) return;
+      if ('partial' in m) {
+        this.arm();
+        p.partial?.(m.partial);
+        return;
+      }
       this.pending.delete(m.id);
       this.arm();
       if (m.ok) p.resolve(m.value);
@@ -54,10 +61,10 @@ class IoThread {
     return this.pending.size;
   }
 
-  call(job: IoJob): Promise<unknown> {
+  call(job: IoJob, partial?: (value: unknown) => void): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, partial });
       if (this.pending.size === 1) this.arm();
       this.worker.postMessage({ ...job, id } as IoRequest);
     });
@@ -93,18 +100,25 @@ class IoThread {
 
 const threads: (IoThread | undefined)[] = [];
 
+/** The thread in slot `i`, started (again) when the slot is empty or its thread died. */
+function slot(i: number): IoThread {
+  let t = threads[i];
+  if (!t || t.dead) {
+    t = new IoThread();
+    threads[i] = t;
+  }
+  return t;
+}
+
 /** The live thread with the fewest requests waiting, starting one where a slot is free or dead. */
 function pick(): IoThread {
   let best: IoThread | undefined;
   for (let i = 0; i < IO_THREADS; i++) {
-    let t = threads[i];
-    if (!t || t.dead) {
-      // An idle slot is filled only when every live thread is busy: one Grep at a time needs two.
-      if (best && best.waiting === 0) return best;
-      t = new IoThread();
-      threads[i] = t;
-    }
-    if (!best || t.waiting < best.waiting) best = t;
+    const t = threads[i];
+    // An empty slot is filled only when every live thread is busy: one Grep at a time needs two.
+    if ((!t || t.dead) && best && best.waiting === 0) return best;
+    const live = slot(i);
+    if (!best || live.waiting < best.waiting) best = live;
   }
   return best as IoThread;
 }
@@ -115,4 +129,22 @@ function pick(): IoThread {
  */
 export function ioCall<T>(job: IoJob): Promise<T> {
   return pick().call(job) as Promise<T>;
+}
+
+/** As `ioCall`, for a request that posts parts of its result (`onPartial`) before the answer. */
+export function ioStream<T, P>(job: IoJob, onPartial: (part: P) => void): Promise<T> {
+  return pick().call(job, onPartial as (value: unknown) => void) as Promise<T>;
+}
+
+/**
+ * As `ioCall` when a thread is idle (starting one where a slot is free), else undefined: callers
+ * that keep several requests going use it to spread them over the threads instead of queueing
+ * behind a busy one.
+ */
+export function ioCallIfIdle<T>(job: IoJob): Promise<T> | undefined {
+  for (let i = 0; i < IO_THREADS; i++) {
+    const t = slot(i);
+    if (t.waiting === 0) return t.call(job) as Promise<T>;
+  }
+  return undefined;
 }

@@ -1,10 +1,11 @@
 // Grep's batch, start to finish on the host's I/O thread: resolve each requested path (realpath),
 // judge each with the one policy function (decideEach, the same pure code the event loop runs),
 // and read only the allowed ones. One pass in one thread: the paths never bounce between threads.
+import path from 'node:path';
 import { decideEach } from '../policy.js';
-import type { PolicyInput } from '../policy/types.js';
+import type { PolicyInput, ResolvedPath } from '../policy/types.js';
 import { readBatchSync } from './read-batch-sync.js';
-import { resolveManySync } from './resolve-sync.js';
+import { isPlainRelative, resolveManySync } from './resolve-sync.js';
 
 /** The rules and places a batch is judged under: the run's, as the event loop would pass them. */
 export type JudgeContext = Pick<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>;
@@ -36,7 +37,38 @@ export function judgeReadSync(
   maxBytes: number,
   budget: number,
 ): JudgedBatch {
-  const targets = resolveManySync(paths, ctx.projectDir);
+  return judgeAndRead(resolveManySync(paths, ctx.projectDir), ctx, maxBytes, budget);
+}
+
+/**
+ * As `judgeReadSync`, for files a walk just found (walkGlob): `paths[i]` is what
+ * fs.glob would have returned, `reals[i]` where the walk found it really is, so the policy sees the
+ * resolved path `resolvePath(paths[i])` would give without resolving it again.
+ */
+export function judgeReadFoundSync(
+  paths: readonly string[],
+  reals: readonly string[],
+  ctx: JudgeContext,
+  maxBytes: number,
+  budget: number,
+): JudgedBatch {
+  const base = path.resolve(ctx.projectDir);
+  const prefix = base === '/' ? '/' : `${base}/`;
+  const targets = paths.map((requested, i): ResolvedPath => ({
+    requested,
+    absolute: isPlainRelative(requested) ? prefix + requested : path.resolve(base, requested),
+    real: reals[i] ?? '',
+    exists: true,
+  }));
+  return judgeAndRead(targets, ctx, maxBytes, budget);
+}
+
+function judgeAndRead(
+  targets: readonly ResolvedPath[],
+  ctx: JudgeContext,
+  maxBytes: number,
+  budget: number,
+): JudgedBatch {
   // Read rules and Grep rules both apply to what Grep reads; denied paths are skipped, never read.
   const verdicts = decideEach({ ...ctx, capability: 'fs.readMany', paths: targets });
   const allowed: number[] = [];

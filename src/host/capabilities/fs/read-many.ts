@@ -10,11 +10,11 @@ import type { PackedBatch } from './read-batch-sync.js';
 /** Default per-file cap for batch reads: Grep skips files larger than this. */
 export const DEFAULT_MAX_BYTES_PER_FILE = 1024 * 1024;
 
-/** Files read, by index, with their bytes: what both kinds of batch have in common. */
-type ReadPart = Pick<PackedBatch, 'read' | 'ends' | 'mtimes' | 'bytes' | 'skipped'>;
+/** Files read, by index, with their bytes: what every kind of batch has in common. */
+export type ReadPart = Pick<PackedBatch, 'read' | 'ends' | 'mtimes' | 'bytes' | 'skipped'>;
 
 /** Turns a batch's indexes into the capability's result, with `labels` as the paths. */
-function shape(part: ReadPart, labels: readonly string[], packed: boolean): FsReadManyResult {
+export function shape(part: ReadPart, labels: readonly string[], packed: boolean): FsReadManyResult {
   const label = (i: number) => labels[i] ?? '';
   const skipped = part.skipped.map((s) => ({ path: label(s.index), reason: s.reason }));
   if (packed) {

@@ -53,6 +53,11 @@ export function resolvePathSync(requested: string, projectDir: string): Resolved
 /** Relative, and already normal: no leading or trailing `/`, no `//`, no `.` or `..` segment. */
 const PLAIN_RELATIVE = /^(?!\.\.?(?:\/|$))(?:[^/]+\/(?!\.\.?(?:\/|$)))*[^/]+$/;
 
+/** True when `path.resolve(base, p)` is `base + '/' + p` (a relative path already in normal form). */
+export function isPlainRelative(p: string): boolean {
+  return PLAIN_RELATIVE.test(p);
+}
+
 interface DirListing {
   real: string;
   /** Entry name -> true when it is a plain (non-symlink) entry. */
@@ -84,7 +89,7 @@ export function resolveManySync(requested: readonly string[], projectDir: string
   return requested.map((one) => {
     if (one.includes('\0')) return resolvePathSync(one, projectDir);
     // A plain relative path (no `.`, `..` or empty segment) resolves by concatenation.
-    const absolute = PLAIN_RELATIVE.test(one) ? prefix + one : path.resolve(projectDir, one);
+    const absolute = isPlainRelative(one) ? prefix + one : path.resolve(projectDir, one);
     const slash = absolute.lastIndexOf('/');
     const dirName = slash === 0 ? '/' : absolute.slice(0, slash);
     let dir = dirs.get(dirName);
