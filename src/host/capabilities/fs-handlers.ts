@@ -184,7 +184,10 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
           sort: 'path' as const,
           ...(limit ? { limit } : {}),
         };
-        const { result, found, allowed } = await globRead(target.real, pattern, walk, judgeCtx(), options);
+        const { result, found, allowed } = await globRead(target.real, pattern, walk, judgeCtx(), {
+          ...options,
+          signal: ctx.signal,
+        });
         return { value: result, reason: `${reason}; ${allowed} of ${found} files found allowed` };
       }
       // Resolved, judged path by path (denied ones are skipped, never read) and read on an I/O

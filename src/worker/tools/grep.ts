@@ -9,7 +9,7 @@ import { callCapability, capabilityFailure } from './call-capability.js';
 import { formatFileContent, joinGroups } from './grep-format.js';
 import { compilePattern, countMatchingLines, matchText } from './grep-match.js';
 import { FILE_TYPES, globsForType, matchesType, typeSearchGlob } from './grep-types.js';
-import { visitFiles } from './grep-unpack.js';
+import { needleFor, visitFiles } from './grep-unpack.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import { parseToolInput, toInputSchema, toolError, toolText } from './tool.js';
 
@@ -108,6 +108,7 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
   const skipped = new Map<string, number>();
 
   const files = candidates.files;
+  const needle = needleFor(compiled.literal);
   /** Takes in one batch's reads; true when the search has seen enough. */
   const consume = (value: FsReadManyResult): boolean => {
     for (const { path, reason } of value.skipped) {
@@ -121,27 +122,32 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       );
       skipped.set(gist, (skipped.get(gist) ?? 0) + 1);
     }
-    return visitFiles(value, (file) => {
-      if (typeGlobs && !matchesType(file.path, typeGlobs)) return false;
-      const limit = mode === 'content' ? wanted - matchedLines : mode === 'files_with_matches' ? 1 : Infinity;
-      // Plain text missing from the whole file is missing from every line.
-      if (compiled.literal !== undefined && !file.content.includes(compiled.literal)) return false;
-      if (mode === 'content') {
-        const found = matchText(file.content, compiled.regex, multiline, limit);
-        if (found.matched.length === 0) return false;
-        matchedLines += found.matched.length;
-        groups.push(...formatFileContent(file.path, found.lines, found.matched, format));
-      } else {
-        const count = countMatchingLines(file.content, compiled.regex, multiline, limit);
-        if (count === 0) return false;
-        if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
-        matchedLines += count;
-        entries.push(mode === 'count' ? `${file.path}:${count}` : file.path);
-      }
-      // files_with_matches is ordered by mtime once every file is seen, so only the cap stops it early.
-      const stopAt = mode === 'files_with_matches' ? ctx.limits.maxGrepMatches : wanted;
-      return (mode === 'content' ? matchedLines : entries.length) >= stopAt;
-    });
+    return visitFiles(
+      value,
+      (file) => {
+        if (typeGlobs && !matchesType(file.path, typeGlobs)) return false;
+        const limit =
+          mode === 'content' ? wanted - matchedLines : mode === 'files_with_matches' ? 1 : Infinity;
+        // Plain text missing from the whole file is missing from every line.
+        if (compiled.literal !== undefined && !file.content.includes(compiled.literal)) return false;
+        if (mode === 'content') {
+          const found = matchText(file.content, compiled.regex, multiline, limit);
+          if (found.matched.length === 0) return false;
+          matchedLines += found.matched.length;
+          groups.push(...formatFileContent(file.path, found.lines, found.matched, format));
+        } else {
+          const count = countMatchingLines(file.content, compiled.regex, multiline, limit);
+          if (count === 0) return false;
+          if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
+          matchedLines += count;
+          entries.push(mode === 'count' ? `${file.path}:${count}` : file.path);
+        }
+        // files_with_matches is ordered by mtime once every file is seen, so only the cap stops it early.
+        const stopAt = mode === 'files_with_matches' ? ctx.limits.maxGrepMatches : wanted;
+        return (mode === 'content' ? matchedLines : entries.length) >= stopAt;
+      },
+      needle,
+    );
   };
   const done = candidates.first !== undefined && consume(candidates.first);
   const read = (start: number) => {

@@ -104,4 +104,12 @@ describe('globRead', () => {
     expect(result.truncated).toBe(true);
     await expect(globRead(project, '../*', walk(), ctx)).rejects.toMatchObject({ code: 'invalid_input' });
   });
+
+  it('gives up, reading nothing more, once the run has ended', async () => {
+    const ended = new AbortController();
+    ended.abort();
+    await expect(globRead(project, '**/*', walk(), ctx, { signal: ended.signal })).rejects.toMatchObject({
+      code: 'cancelled',
+    });
+  });
 });

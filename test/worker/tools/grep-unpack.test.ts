@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FsReadManyResult } from '../../../src/shared/capabilities.js';
-import { visitFiles, type FileText } from '../../../src/worker/tools/grep-unpack.js';
+import { needleFor, visitFiles, type FileText } from '../../../src/worker/tools/grep-unpack.js';
 
 function packed(files: Record<string, string>): FsReadManyResult {
   const encoder = new TextEncoder();
@@ -57,5 +57,39 @@ describe('visitFiles', () => {
     });
     expect(stopped).toBe(true);
     expect(seen).toEqual(['one.txt', 'two.txt']);
+  });
+
+  it('with a needle, decodes only the files whose bytes hold it, in order', () => {
+    const result = packed({
+      'a.txt': 'no\n',
+      'b.txt': 'one ✓ hit\n',
+      'c.txt': 'ne',
+      'd.txt': 'edle\n',
+      'e.txt': '✓✓\n',
+    });
+    const visited = (needle: string) => {
+      const seen: string[] = [];
+      visitFiles(
+        result,
+        (file) => {
+          seen.push(file.path);
+          return false;
+        },
+        needleFor(needle),
+      );
+      return seen;
+    };
+    expect(visited('✓')).toEqual(['b.txt', 'e.txt']);
+    expect(visited('hit')).toEqual(['b.txt']);
+    // 'ne' + 'edle' straddles two files: the first is visited (a false alarm its test rejects).
+    expect(visited('needle')).toEqual(['c.txt']);
+    expect(visited('absent')).toEqual([]);
+  });
+
+  it('makes no needle where bytes could not stand for the text', () => {
+    expect(needleFor(undefined)).toBeUndefined();
+    expect(needleFor('')).toBeUndefined();
+    expect(needleFor('a\uFFFDb')).toBeUndefined();
+    expect(needleFor('é')).toEqual(Uint8Array.from([0xc3, 0xa9]));
   });
 });

@@ -4,6 +4,7 @@
 // worker and back, nor are they resolved twice. This side, on the host's event loop, only hands
 // batches out and puts the answers together, in path order, within the call's byte budget.
 import { READ_MANY_BUDGET_BYTES, type FsReadManyResult } from '../../../shared/capabilities.js';
+import { CadreError } from '../../../shared/errors.js';
 import type { GlobWalkOptions } from './glob-walk-sync.js';
 import { IO_THREADS, ioCall, ioCallIfIdle, ioStream } from './io-pool.js';
 import type { FoundBatch } from './io-thread.js';
@@ -28,6 +29,8 @@ export interface GlobReadOptions {
   /** Bytes of content in the result at most (one file always); the rest comes back `deferred`. */
   budget?: number;
   packed?: boolean;
+  /** Stops handing out batches (and rejects with `cancelled`) once aborted: the run has ended. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -90,8 +93,8 @@ function assemble(
  * Reads the files a glob finds under `rootReal` (an already-checked real directory), in path
  * order, each judged by the policy under `ctx` as `fs.readMany` (denied ones are skipped with the
  * reason, never read). The result's `truncated` says the walk stopped at its cap; files past the
- * byte budget come back as `deferred`. Rejects with `invalid_input` for a bad pattern and
- * `io_error` when an I/O thread fails or stalls.
+ * byte budget come back as `deferred`. Rejects with `invalid_input` for a bad pattern, `cancelled`
+ * once `signal` aborts, and `io_error` when an I/O thread fails or stalls.
  */
 export function globRead(
   rootReal: string,
@@ -115,6 +118,8 @@ export function globRead(
   return new Promise((resolve, reject) => {
     const settle = () => {
       if (settled) return;
+      if (failure === undefined && options.signal?.aborted)
+        failure = new CadreError('cancelled', 'the run ended during the search');
       if (failure !== undefined) {
         settled = true;
         reject(failure);
@@ -122,41 +127,58 @@ export function globRead(
       }
       if (!walked || inFlight > 0 || (dispatched < batches.length && readBytes < budget)) return;
       settled = true;
-      const { part, labels, deferred, allowed } = assemble(batches, answers, budget);
-      const result = shape(part, labels, options.packed ?? false);
-      if (deferred.length > 0) result.deferred = deferred;
-      result.truncated = truncated;
-      resolve({ result, found: batches.reduce((n, b) => n + b.paths.length, 0), allowed });
+      try {
+        const { part, labels, deferred, allowed } = assemble(batches, answers, budget);
+        const result = shape(part, labels, options.packed ?? false);
+        if (deferred.length > 0) result.deferred = deferred;
+        result.truncated = truncated;
+        resolve({ result, found: batches.reduce((n, b) => n + b.paths.length, 0), allowed });
+      } catch (error) {
+        reject(error);
+      }
     };
     // One batch per idle thread (the walk keeps its own busy until it ends); always one going.
     const pump = () => {
-      while (!settled && dispatched < batches.length && readBytes < budget && inFlight < IO_THREADS) {
-        const k = dispatched;
-        const job = {
-          kind: 'judgeReadFound' as const,
-          found: batches[k] as FoundBatch,
-          ctx,
-          maxBytes,
-          budget,
-        };
-        const call = inFlight === 0 ? ioCall<JudgedBatch>(job) : ioCallIfIdle<JudgedBatch>(job);
-        if (!call) break;
-        dispatched++;
-        inFlight++;
-        call
-          .then(
-            (answer) => {
-              answers[k] = answer;
-              readBytes += answer.bytes.length;
-            },
-            (error: unknown) => {
-              failure ??= error;
-            },
-          )
-          .finally(() => {
-            inFlight--;
-            pump();
-          });
+      try {
+        while (
+          !settled &&
+          !options.signal?.aborted &&
+          dispatched < batches.length &&
+          readBytes < budget &&
+          inFlight < IO_THREADS
+        ) {
+          const k = dispatched;
+          // Each batch gets what is left of the budget: two at once hold no more than twice that.
+          const left = Math.max(1, budget - readBytes);
+          const job = {
+            kind: 'judgeReadFound' as const,
+            found: batches[k] as FoundBatch,
+            ctx,
+            maxBytes,
+            budget: left,
+          };
+          const call = inFlight === 0 ? ioCall<JudgedBatch>(job) : ioCallIfIdle<JudgedBatch>(job);
+          if (!call) break;
+          dispatched++;
+          inFlight++;
+          void call
+            .then(
+              (answer) => {
+                answers[k] = answer;
+                readBytes += answer.bytes.length;
+              },
+              (error: unknown) => {
+                failure ??= error;
+              },
+            )
+            .finally(() => {
+              inFlight--;
+              pump();
+            });
+        }
+      } catch (error) {
+        // A thread that cannot even start: the search fails, the host goes on.
+        failure ??= error;
       }
       settle();
     };
