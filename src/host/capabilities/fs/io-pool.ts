@@ -1,7 +1,8 @@
 // The host's I/O threads, seen from the event loop: a small pool (one thread per core, at most
 // two) started on first use and unreferenced while idle. Each request goes to the thread with the
-// least waiting, so a Grep's batches are read on both cores at once. A thread that stalls in a
-// syscall (a hung network mount) is abandoned, its requests fail, and a new one takes its place.
+// least waiting (or, for a caller spreading many, only to an idle one), so a Grep's batches are
+// read on both cores at once. A thread that stalls in a syscall (a hung network mount) is
+// abandoned, its requests fail, and a new one takes its place.
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';

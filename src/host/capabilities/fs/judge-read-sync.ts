@@ -1,6 +1,6 @@
-// Grep's batch, start to finish on the host's I/O thread: resolve each requested path (realpath),
-// judge each with the one policy function (decideEach, the same pure code the event loop runs),
-// and read only the allowed ones. One pass in one thread: the paths never bounce between threads.
+// Grep's batch, start to finish on a host I/O thread: resolve each requested path (realpath), or
+// take where the walk that found it says it is, judge each with the one policy function
+// (decideEach, the same pure code the event loop runs), and read only the allowed ones.
 import path from 'node:path';
 import { decideEach } from '../policy.js';
 import type { PolicyInput, ResolvedPath } from '../policy/types.js';
