@@ -13,6 +13,8 @@ import { DEFAULT_MAX_BYTES_PER_FILE, shape, type ReadPart } from './read-many.js
 
 /** Files per batch handed from the walk to the reads: a few milliseconds of reading each. */
 export const WALK_BATCH_FILES = 256;
+/** Batches given to one I/O thread at once. */
+const QUEUED_PER_THREAD = 2;
 
 /** What `globRead` returns: the capability's result, and counts for the audit log. */
 export interface GlobReadResult {
@@ -137,7 +139,8 @@ export function globRead(
         reject(error);
       }
     };
-    // One batch per idle thread (the walk keeps its own busy until it ends); always one going.
+    // Two batches per thread (one read, one waiting, so no thread waits for the next one to be
+    // handed out), none behind the walk; always one going.
     const pump = () => {
       try {
         while (
@@ -145,7 +148,7 @@ export function globRead(
           !options.signal?.aborted &&
           dispatched < batches.length &&
           readBytes < budget &&
-          inFlight < IO_THREADS
+          inFlight < IO_THREADS * QUEUED_PER_THREAD
         ) {
           const k = dispatched;
           // Each batch gets what is left of the budget: two at once hold no more than twice that.
@@ -157,7 +160,8 @@ export function globRead(
             maxBytes,
             budget: left,
           };
-          const call = inFlight === 0 ? ioCall<JudgedBatch>(job) : ioCallIfIdle<JudgedBatch>(job);
+          const call =
+            inFlight === 0 ? ioCall<JudgedBatch>(job) : ioCallIfIdle<JudgedBatch>(job, QUEUED_PER_THREAD);
           if (!call) break;
           dispatched++;
           inFlight++;

@@ -62,6 +62,12 @@ class IoThread {
     return this.pending.size;
   }
 
+  /** Whether a streaming request (a walk) is running or waiting here: it may take a while. */
+  get streaming(): boolean {
+    for (const p of this.pending.values()) if (p.partial) return true;
+    return false;
+  }
+
   call(job: IoJob, partial?: (value: unknown) => void): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -138,14 +144,15 @@ export function ioStream<T, P>(job: IoJob, onPartial: (part: P) => void): Promis
 }
 
 /**
- * As `ioCall` when a thread is idle (starting one where a slot is free), else undefined: callers
- * that keep several requests going use it to spread them over the threads instead of queueing
- * behind a busy one.
+ * As `ioCall` on a thread with fewer than `depth` requests waiting and no walk under way (starting
+ * one where a slot is free), else undefined: callers that keep several requests going use it to
+ * keep every thread fed without queueing behind a long walk.
  */
-export function ioCallIfIdle<T>(job: IoJob): Promise<T> | undefined {
+export function ioCallIfIdle<T>(job: IoJob, depth = 1): Promise<T> | undefined {
+  let best: IoThread | undefined;
   for (let i = 0; i < IO_THREADS; i++) {
     const t = slot(i);
-    if (t.waiting === 0) return t.call(job) as Promise<T>;
+    if (t.waiting < depth && !t.streaming && (!best || t.waiting < best.waiting)) best = t;
   }
-  return undefined;
+  return best?.call(job) as Promise<T> | undefined;
 }
