@@ -26,11 +26,34 @@ export interface FsReadResult {
 export interface FsReadManyRequest {
   paths: string[];
   maxBytesPerFile?: number;
+  /** Return the contents as `packed` (one buffer) instead of one string per file in `files`. */
+  packed?: boolean;
+  /**
+   * Instead of `paths` (pass `paths: []`): read the files this glob finds, as fs.glob would list
+   * them in path order, in one pass on the host (walked, judged and read together). `truncated` in
+   * the result says the walk stopped at `limit`.
+   */
+  glob?: Omit<FsGlobRequest, 'sort'>;
+}
+/**
+ * Many files' contents in one buffer: thousands of files cross a thread boundary as a few objects
+ * instead of thousands of strings. File `i` is `paths[i]`, its UTF-8 bytes are
+ * `bytes[ends[i - 1] ?? 0 .. ends[i]]`, and its modification time `mtimes[i]`.
+ */
+export interface PackedFiles {
+  paths: string[];
+  ends: number[];
+  mtimes: number[];
+  bytes: Uint8Array;
 }
 /** Contents by path, and what was skipped with why. */
 export interface FsReadManyResult {
   /** `mtimeMs` comes free with the read: Grep orders matching files by it. */
   files: { path: string; content: string; mtimeMs?: number }[];
+  /** With `packed: true`, the files read are here (and `files` is empty). */
+  packed?: PackedFiles;
+  /** With `glob`: more files matched than its `limit`; only the first `limit` were taken. */
+  truncated?: boolean;
   skipped: { path: string; reason: string }[];
   /**
    * Paths not read this time because the call's byte budget (READ_MANY_BUDGET_BYTES) was spent:

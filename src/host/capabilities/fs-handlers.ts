@@ -10,12 +10,14 @@ import type { AuditLog } from './audit.js';
 import { runCommand } from './exec.js';
 import { glob } from './fs/glob.js';
 import { list } from './fs/list.js';
-import { readMany } from './fs/read-many.js';
+import { globRead } from './fs/glob-read.js';
+import type { JudgeContext } from './fs/judge-read-sync.js';
+import { judgeReadMany } from './fs/read-many.js';
 import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
 import { writeAtomic } from './fs/write.js';
-import { resolveMany, resolvePath, type ResolvedPath } from './paths.js';
-import { decide, decideEach } from './policy.js';
+import { resolvePath, type ResolvedPath } from './paths.js';
+import { decide } from './policy.js';
 import type { PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
 
@@ -147,44 +149,53 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       return { value: { ...value, path: target.absolute }, reason };
     });
   };
-  const readManyHandler: Handler<'fs.readMany'> = (raw) =>
-    audited(
-      ctx,
-      'fs.readMany',
-      `${String((raw as { paths?: unknown[] })?.paths?.length ?? 0)} files`,
-      async () => {
-        const req = parseRequest('fs.readMany', raw);
-        const targets = await resolveMany(req.paths, ctx.projectDir);
-        // Each path is judged on its own: denied ones are skipped, never read.
-        const allowed: ResolvedPath[] = [];
-        const skipped: { path: string; reason: string }[] = [];
-        // As fs.readMany: Read rules and Grep rules both apply to what Grep reads.
-        const verdicts = decideEach({
-          capability: 'fs.readMany',
-          paths: targets,
-          projectDir: ctx.projectDir,
-          extraRoots: ctx.extraRoots,
-          homeDir: ctx.homeDir,
-          mode: ctx.mode,
-          rules: ctx.rules,
-        });
-        targets.forEach((t, i) => {
-          const v = verdicts[i];
-          if (v?.decision === 'allow') allowed.push(t);
-          else skipped.push({ path: t.requested, reason: v?.reason ?? 'not judged' });
-        });
-        const result = await readMany(
-          allowed.map((t) => t.real),
-          req.maxBytesPerFile,
-          undefined,
-          allowed.map((t) => t.requested),
+  const judgeCtx = (): JudgeContext => ({
+    projectDir: ctx.projectDir,
+    extraRoots: ctx.extraRoots,
+    homeDir: ctx.homeDir,
+    mode: ctx.mode,
+    rules: ctx.rules,
+  });
+  const readManyHandler: Handler<'fs.readMany'> = (raw) => {
+    const r = raw as { paths?: unknown[]; glob?: { pattern?: unknown } };
+    const summary =
+      r?.glob !== undefined
+        ? `glob ${String(r.glob?.pattern ?? '')}`
+        : `${String(r?.paths?.length ?? 0)} files`;
+    return audited(ctx, 'fs.readMany', summary, async () => {
+      const req = parseRequest('fs.readMany', raw);
+      const options = {
+        ...(req.maxBytesPerFile ? { maxBytesPerFile: req.maxBytesPerFile } : {}),
+        ...(req.packed ? { packed: true } : {}),
+      };
+      if (req.glob !== undefined) {
+        // The walk is judged as the fs.glob call it replaces (its directory and pattern), then every
+        // file it finds as fs.readMany, on the I/O threads, before any of it is read.
+        const { pattern, path, limit } = req.glob;
+        const target = await resolve(path ?? '.');
+        const reason = await authorize(
+          ctx,
+          { capability: 'fs.glob', path: target, pattern },
+          `glob ${pattern}`,
         );
-        return {
-          value: { ...result, skipped: [...skipped, ...result.skipped] },
-          reason: `${allowed.length} of ${targets.length} paths allowed`,
+        const walk = {
+          projectDir: ctx.projectDir,
+          roots,
+          sort: 'path' as const,
+          ...(limit ? { limit } : {}),
         };
-      },
-    );
+        const { result, found, allowed } = await globRead(target.real, pattern, walk, judgeCtx(), {
+          ...options,
+          signal: ctx.signal,
+        });
+        return { value: result, reason: `${reason}; ${allowed} of ${found} files found allowed` };
+      }
+      // Resolved, judged path by path (denied ones are skipped, never read) and read on an I/O
+      // thread, with the run's rules; as fs.readMany, Read rules and Grep rules both apply.
+      const { result, allowed } = await judgeReadMany(req.paths, judgeCtx(), options);
+      return { value: result, reason: `${allowed} of ${req.paths.length} paths allowed` };
+    });
+  };
   const globHandler: Handler<'fs.glob'> = (raw) =>
     audited(ctx, 'fs.glob', String((raw as { pattern?: unknown })?.pattern ?? ''), async () => {
       const req = parseRequest('fs.glob', raw);

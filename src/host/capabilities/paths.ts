@@ -1,6 +1,6 @@
 // Resolves a path a worker asked for into the facts the policy needs: its absolute form and its
 // real location on disk (symlinks followed, even for a file that does not exist yet).
-import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../shared/errors.js';
 
@@ -72,50 +72,4 @@ export function isInside(real: string, roots: readonly string[]): boolean {
     const prefix = root.endsWith(path.sep) ? root : root + path.sep;
     return real.startsWith(prefix);
   });
-}
-
-interface DirListing {
-  real: string;
-  /** Entry name -> true when it is a plain (non-symlink) entry. */
-  plain: Map<string, boolean>;
-}
-
-/**
- * Resolves many paths at once (Grep's file lists): one realpath and one readdir per directory
- * instead of a realpath per file. An entry that is a symlink, or is not listed, falls back to
- * `resolvePath`, so the result is the same as resolving each path alone.
- */
-export async function resolveMany(requested: readonly string[], projectDir: string): Promise<ResolvedPath[]> {
-  const absolutes = requested.map((one) => (one.includes('\0') ? undefined : path.resolve(projectDir, one)));
-  const dirs = new Map<string, DirListing | undefined>();
-  for (const absolute of absolutes) if (absolute !== undefined) dirs.set(path.dirname(absolute), undefined);
-  // One realpath and one readdir per directory, all at once; then each file is a map lookup.
-  await Promise.all(
-    [...dirs.keys()].map(async (dir) => {
-      try {
-        const [real, entries] = await Promise.all([realpath(dir), readdir(dir, { withFileTypes: true })]);
-        dirs.set(dir, { real, plain: new Map(entries.map((e) => [e.name, !e.isSymbolicLink()])) });
-      } catch {
-        // Missing or unreadable: each of its paths is resolved alone below.
-      }
-    }),
-  );
-  return Promise.all(
-    requested.map((one, i): ResolvedPath | Promise<ResolvedPath> => {
-      const absolute = absolutes[i];
-      if (absolute === undefined) return resolvePath(one, projectDir);
-      const slash = absolute.lastIndexOf('/');
-      const dir = dirs.get(slash === 0 ? '/' : absolute.slice(0, slash));
-      const name = absolute.slice(slash + 1);
-      if (dir?.plain.get(name) === true) {
-        return {
-          requested: one,
-          absolute,
-          real: dir.real === '/' ? `/${name}` : `${dir.real}/${name}`,
-          exists: true,
-        };
-      }
-      return resolvePath(one, projectDir);
-    }),
-  );
 }

@@ -5,6 +5,8 @@ import { TaskInput } from '../../shared/task.js';
 import { TodoItem } from '../../shared/tools.js';
 
 const path = z.string().min(1).max(4096);
+const globPattern = z.string().min(1).max(1000);
+const globLimit = z.number().int().positive().max(100_000);
 
 /** Request schema per capability. */
 export const CapabilityRequests = {
@@ -13,14 +15,23 @@ export const CapabilityRequests = {
     offset: z.number().int().positive().optional(),
     limit: z.number().int().positive().optional(),
   }),
-  'fs.readMany': z.strictObject({
-    paths: z.array(path).max(5000),
-    maxBytesPerFile: z.number().int().positive().max(10_485_760).optional(),
-  }),
+  'fs.readMany': z
+    .strictObject({
+      paths: z.array(path).max(5000),
+      maxBytesPerFile: z.number().int().positive().max(10_485_760).optional(),
+      packed: z.boolean().optional(),
+      glob: z
+        .strictObject({ pattern: globPattern, path: path.optional(), limit: globLimit.optional() })
+        .optional(),
+    })
+    .refine((r) => r.glob === undefined || r.paths.length === 0, {
+      message: 'pass either paths or glob, not both',
+      path: ['paths'],
+    }),
   'fs.glob': z.strictObject({
-    pattern: z.string().min(1).max(1000),
+    pattern: globPattern,
     path: path.optional(),
-    limit: z.number().int().positive().max(100_000).optional(),
+    limit: globLimit.optional(),
     sort: z.enum(['mtime', 'path']).optional(),
   }),
   'fs.stat': z.strictObject({ path }),

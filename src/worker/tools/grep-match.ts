@@ -9,8 +9,15 @@ export interface MatchOptions {
   multiline: boolean;
 }
 
-/** A compiled pattern, or a message naming why the regex is invalid. */
-export type CompiledPattern = { ok: true; regex: RegExp } | { ok: false; message: string };
+/**
+ * A compiled pattern, or a message naming why the regex is invalid. `literal` is set when the
+ * pattern is plain text matched case-sensitively: a text without it has no matching line, so most
+ * files are ruled out with one `includes` instead of a regex test per line.
+ */
+export type CompiledPattern = { ok: true; regex: RegExp; literal?: string } | { ok: false; message: string };
+
+/** No character that means something in a (non-unicode) JavaScript regex. */
+const PLAIN_TEXT = /^[^\\^$.|?*+()[\]{}]+$/;
 
 /** The matches in one text: its lines and the 0-based indexes of matching lines, ascending. */
 export interface TextMatches {
@@ -35,7 +42,10 @@ export function compilePattern(pattern: string, options: MatchOptions): Compiled
   // ripgrep anchors `^`/`$` at line boundaries in multiline mode too.
   if (options.multiline) for (const flag of 'gms') flags.add(flag);
   try {
-    return { ok: true, regex: new RegExp(source, [...flags].join('')) };
+    const regex = new RegExp(source, [...flags].join(''));
+    return !flags.has('i') && PLAIN_TEXT.test(source)
+      ? { ok: true, regex, literal: source }
+      : { ok: true, regex };
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
@@ -91,4 +101,29 @@ export function matchText(text: string, regex: RegExp, multiline: boolean, limit
   }
   const matched = [...hit].sort((a, b) => a - b).slice(0, limit);
   return { lines: stripped, matched };
+}
+
+/**
+ * How many lines of `text` match, counting up to `limit`: `matchText(...).matched.length` without
+ * building the lines (files_with_matches and count need no more). Synchronous, as `matchText`.
+ */
+export function countMatchingLines(
+  text: string,
+  regex: RegExp,
+  multiline: boolean,
+  limit = Infinity,
+): number {
+  if (multiline) return matchText(text, regex, true, limit).matched.length;
+  let count = 0;
+  // Lines as matchText splits them: a final newline does not start another line, and one CR
+  // before each newline is not part of the line.
+  for (let start = 0; start < text.length;) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const stop = end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    regex.lastIndex = 0;
+    if (regex.test(text.slice(start, stop)) && ++count >= limit) break;
+    start = end + 1;
+  }
+  return count;
 }

@@ -1,13 +1,15 @@
 // The Grep tool: ripgrep-like content search whose regex runs here in the worker (where the
-// host's deadline can kill a runaway pattern). The host only lists files (fs.glob, fs.stat)
-// and reads them (fs.readMany); matching, context and output shaping happen in this thread.
+// host's deadline can kill a runaway pattern). The host only finds and reads files (fs.readMany
+// with a glob: walked, judged and read in one pass; fs.stat for a named path); matching, context
+// and output shaping happen in this thread.
 import type { z } from 'zod';
 import type { FsReadManyResult } from '../../shared/capabilities.js';
 import { GrepInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';
 import { formatFileContent, joinGroups } from './grep-format.js';
-import { compilePattern, matchText } from './grep-match.js';
+import { compilePattern, countMatchingLines, matchText } from './grep-match.js';
 import { FILE_TYPES, globsForType, matchesType, typeSearchGlob } from './grep-types.js';
+import { needleFor, visitFiles } from './grep-unpack.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import { parseToolInput, toInputSchema, toolError, toolText } from './tool.js';
 
@@ -20,7 +22,10 @@ const GREP_READ_AHEAD = 3;
 const MAX_SKIP_REASONS = 5;
 
 type GrepArgs = z.infer<typeof GrepInput>;
-type Candidates = { ok: true; files: string[]; truncated: boolean } | { ok: false; result: ToolResult };
+/** The first batch read (with its files' contents), and the files left to read by name. */
+type Candidates =
+  | { ok: true; first: FsReadManyResult | undefined; files: string[]; truncated: boolean }
+  | { ok: false; result: ToolResult };
 
 const DESCRIPTION = `A powerful search tool modelled on ripgrep.
 
@@ -52,21 +57,21 @@ async function listCandidates(
       return { ok: false, result: toolError(`not_found: path ${path} does not exist.`) };
     }
     // An explicitly named file is searched whatever glob and type say, as ripgrep does.
-    if (stat.value.type === 'file') return { ok: true, files: [path], truncated: false };
+    if (stat.value.type === 'file') return { ok: true, first: undefined, files: [path], truncated: false };
   }
   const pattern = glob !== undefined ? recursiveGlob(glob) : typeGlobs ? typeSearchGlob(typeGlobs) : '**/*';
   const limit = ctx.limits.maxGrepFiles;
-  const listed = await callCapability(
-    ctx,
-    'fs.glob',
-    // Path order needs no stat per file; files_with_matches is put newest first from the reads' mtimes.
-    path === undefined
-      ? { pattern, limit, sort: 'path' as const }
-      : { pattern, path, limit, sort: 'path' as const },
-  );
-  if (!listed.ok) return { ok: false, result: capabilityFailure(listed.error) };
-  const files = typeGlobs ? listed.value.files.filter((f) => matchesType(f, typeGlobs)) : listed.value.files;
-  return { ok: true, files, truncated: listed.value.truncated };
+  // One call: the host walks, judges and reads in one pass, in path order (files_with_matches is
+  // put newest first from the reads' mtimes); what did not fit in its byte budget comes back by name.
+  const first = await callCapability(ctx, 'fs.readMany', {
+    paths: [],
+    glob: path === undefined ? { pattern, limit } : { pattern, path, limit },
+    packed: true,
+  });
+  if (!first.ok) return { ok: false, result: capabilityFailure(first.error) };
+  const rest = first.value.deferred ?? [];
+  const files = typeGlobs ? rest.filter((f) => matchesType(f, typeGlobs)) : rest;
+  return { ok: true, first: first.value, files, truncated: first.value.truncated ?? false };
 }
 
 async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
@@ -103,21 +108,11 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
   const skipped = new Map<string, number>();
 
   const files = candidates.files;
-  const read = (start: number) => {
-    if (start >= files.length) return undefined;
-    const pending = callCapability(ctx, 'fs.readMany', {
-      paths: files.slice(start, start + GREP_READ_CHUNK),
-    });
-    // A search that stops early leaves the last request unread; its failure is nobody's concern.
-    pending.catch(() => undefined);
-    return pending;
-  };
-  // The next chunks are requested before this one is searched: the host checks and reads them
-  // meanwhile, on its event loop and its I/O thread at once.
-  const ahead = Array.from({ length: GREP_READ_AHEAD }, (_, i) => read(i * GREP_READ_CHUNK));
+  const needle = needleFor(compiled.literal);
   /** Takes in one batch's reads; true when the search has seen enough. */
   const consume = (value: FsReadManyResult): boolean => {
     for (const { path, reason } of value.skipped) {
+      if (typeGlobs && !matchesType(path, typeGlobs)) continue;
       // Reasons carry per-file details ("reading a/b.js: matches ...", "too large (1234 bytes, ...)");
       // group by their gist.
       const own = `reading ${path}: `;
@@ -127,22 +122,48 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       );
       skipped.set(gist, (skipped.get(gist) ?? 0) + 1);
     }
-    for (const file of value.files) {
-      const limit = mode === 'content' ? wanted - matchedLines : mode === 'files_with_matches' ? 1 : Infinity;
-      if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
-      const found = matchText(file.content, compiled.regex, multiline, limit);
-      if (found.matched.length === 0) continue;
-      matchedLines += found.matched.length;
-      if (mode === 'content')
-        groups.push(...formatFileContent(file.path, found.lines, found.matched, format));
-      else entries.push(mode === 'count' ? `${file.path}:${found.matched.length}` : file.path);
-      // files_with_matches is ordered by mtime once every file is seen, so only the cap stops it early.
-      const stopAt = mode === 'files_with_matches' ? ctx.limits.maxGrepMatches : wanted;
-      if ((mode === 'content' ? matchedLines : entries.length) >= stopAt) return true;
-    }
-    return false;
+    return visitFiles(
+      value,
+      (file) => {
+        if (typeGlobs && !matchesType(file.path, typeGlobs)) return false;
+        const limit =
+          mode === 'content' ? wanted - matchedLines : mode === 'files_with_matches' ? 1 : Infinity;
+        // Plain text missing from the whole file is missing from every line.
+        if (compiled.literal !== undefined && !file.content.includes(compiled.literal)) return false;
+        if (mode === 'content') {
+          const found = matchText(file.content, compiled.regex, multiline, limit);
+          if (found.matched.length === 0) return false;
+          matchedLines += found.matched.length;
+          groups.push(...formatFileContent(file.path, found.lines, found.matched, format));
+        } else {
+          const count = countMatchingLines(file.content, compiled.regex, multiline, limit);
+          if (count === 0) return false;
+          if (file.mtimeMs !== undefined) mtimes.set(file.path, file.mtimeMs);
+          matchedLines += count;
+          entries.push(mode === 'count' ? `${file.path}:${count}` : file.path);
+        }
+        // files_with_matches is ordered by mtime once every file is seen, so only the cap stops it early.
+        const stopAt = mode === 'files_with_matches' ? ctx.limits.maxGrepMatches : wanted;
+        return (mode === 'content' ? matchedLines : entries.length) >= stopAt;
+      },
+      needle,
+    );
   };
-  search: for (let start = 0; start < files.length; start += GREP_READ_CHUNK) {
+  const done = candidates.first !== undefined && consume(candidates.first);
+  const read = (start: number) => {
+    if (start >= files.length) return undefined;
+    const pending = callCapability(ctx, 'fs.readMany', {
+      paths: files.slice(start, start + GREP_READ_CHUNK),
+      packed: true,
+    });
+    // A search that stops early leaves the last request unread; its failure is nobody's concern.
+    pending.catch(() => undefined);
+    return pending;
+  };
+  // Files left over (past the first call's byte budget, or a named file) are read by name, the
+  // next chunks requested before this one is searched: the host reads them meanwhile.
+  const ahead = done ? [] : Array.from({ length: GREP_READ_AHEAD }, (_, i) => read(i * GREP_READ_CHUNK));
+  search: for (let start = 0; !done && start < files.length; start += GREP_READ_CHUNK) {
     if (ctx.signal?.aborted) return toolError('cancelled: the search was cancelled.');
     let batch = await ahead.shift()!;
     ahead.push(read(start + GREP_READ_AHEAD * GREP_READ_CHUNK));
@@ -152,7 +173,7 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       if (consume(batch.value)) break search;
       const rest = batch.value.deferred ?? [];
       if (rest.length === 0) break;
-      batch = await callCapability(ctx, 'fs.readMany', { paths: rest });
+      batch = await callCapability(ctx, 'fs.readMany', { paths: rest, packed: true });
     }
   }
 

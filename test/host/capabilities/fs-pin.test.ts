@@ -48,6 +48,26 @@ describe('check-then-use window', () => {
     expect(result.skipped[0]?.reason).toMatch(/changed between the permission check and the open/);
   });
 
+  it('a batch read refuses a file swapped for a symlink after the check', async () => {
+    const checked = await resolvePath('sub/f.txt', project);
+    await rm(path.join(project, 'sub', 'f.txt'));
+    await symlink(path.join(outside, 'f.txt'), path.join(project, 'sub', 'f.txt'));
+    const result = await readMany([checked.real]);
+    expect(result.files).toEqual([]);
+    expect(result.skipped[0]?.reason).toMatch(/changed between the permission check and the open/);
+  });
+
+  it('a batch read refuses every file of a swapped directory, and reads the others', async () => {
+    await mkdir(path.join(project, 'other'));
+    await writeFile(path.join(project, 'other', 'g.txt'), 'fine\n');
+    const other = await resolvePath('other/g.txt', project);
+    const real = await checkedThenSwapped('sub/f.txt');
+    const result = await readMany([real, other.real, real]);
+    expect(result.files.map((f) => f.content)).toEqual(['fine\n']);
+    expect(result.skipped).toHaveLength(2);
+    expect(JSON.stringify(result)).not.toMatch(/SECRET/);
+  });
+
   it('a write refuses, and nothing lands outside', async () => {
     const real = await checkedThenSwapped('sub/new.txt');
     await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });

@@ -42,7 +42,13 @@ export function fsCapabilities(root: string): GrantedCapabilities {
     async 'fs.readMany'(req) {
       const files: { path: string; content: string }[] = [];
       const skipped: { path: string; reason: string }[] = [];
-      for (const p of req.paths) {
+      // With a glob, the files it finds in path order (all in one answer), as the host reads them.
+      let paths = req.paths;
+      if (req.glob) {
+        const listed = await this['fs.glob']?.({ ...req.glob, sort: 'path' });
+        paths = listed?.ok ? [...listed.value.files].sort() : [];
+      }
+      for (const p of paths) {
         const content = await fs.readFile(abs(p), 'utf8');
         if (content.includes('\0')) skipped.push({ path: p, reason: 'binary' });
         else files.push({ path: p, content });

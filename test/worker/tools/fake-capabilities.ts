@@ -4,6 +4,8 @@ import type {
   CapabilityName,
   ExecRunRequest,
   ExecRunResult,
+  FsGlobRequest,
+  FsGlobResult,
   FsStatResult,
   GrantedCapabilities,
 } from '../../../src/shared/capabilities.js';
@@ -61,6 +63,18 @@ export class FakeProject {
       : { path: key, exists: false, type: 'missing', size: 0, mtimeMs: 0 };
   }
 
+  /** fs.glob's answer over the fake files. */
+  private glob(req: FsGlobRequest): FsGlobResult {
+    const base = req.path === undefined ? '.' : this.key(req.path);
+    const prefix = base === '.' ? '' : `${base}/`;
+    const matches = [...this.files.entries()]
+      .filter(([k]) => k.startsWith(prefix) && matchGlob(k.slice(prefix.length), req.pattern))
+      .sort((a, b) => (req.sort === 'path' ? (a[0] < b[0] ? -1 : 1) : b[1].mtimeMs - a[1].mtimeMs))
+      .map(([k]) => k);
+    const limit = req.limit ?? Infinity;
+    return { root: base, files: matches.slice(0, limit), truncated: matches.length > limit };
+  }
+
   /** The grant: every fs capability and exec.run, each logging its call and honouring denials. */
   caps(): GrantedCapabilities {
     const guard = async <T>(name: CapabilityName, request: unknown, body: () => T): Promise<Envelope<T>> => {
@@ -105,25 +119,17 @@ export class FakeProject {
         guard('fs.readMany', req, () => {
           const files: { path: string; content: string; mtimeMs: number }[] = [];
           const skipped: { path: string; reason: string }[] = [];
-          for (const path of req.paths) {
+          // With a glob, the files it finds in path order, as fs.glob lists them (all in one answer).
+          const listed = req.glob ? this.glob({ ...req.glob, sort: 'path' }) : undefined;
+          for (const path of listed?.files ?? req.paths) {
             const file = this.files.get(this.key(path));
             if (!file) skipped.push({ path, reason: 'not found' });
             else if (file.content.includes('\0')) skipped.push({ path, reason: 'binary file' });
             else files.push({ path, content: file.content, mtimeMs: file.mtimeMs });
           }
-          return { files, skipped };
+          return listed?.truncated ? { files, skipped, truncated: true } : { files, skipped };
         }),
-      'fs.glob': (req) =>
-        guard('fs.glob', req, () => {
-          const base = req.path === undefined ? '.' : this.key(req.path);
-          const prefix = base === '.' ? '' : `${base}/`;
-          const matches = [...this.files.entries()]
-            .filter(([k]) => k.startsWith(prefix) && matchGlob(k.slice(prefix.length), req.pattern))
-            .sort((a, b) => (req.sort === 'path' ? (a[0] < b[0] ? -1 : 1) : b[1].mtimeMs - a[1].mtimeMs))
-            .map(([k]) => k);
-          const limit = req.limit ?? Infinity;
-          return { root: base, files: matches.slice(0, limit), truncated: matches.length > limit };
-        }),
+      'fs.glob': (req) => guard('fs.glob', req, () => this.glob(req)),
       'fs.stat': (req) => guard('fs.stat', req, () => this.stat(req.path)),
       'fs.list': (req) =>
         guard('fs.list', req, () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compilePattern, matchText } from '../../../src/worker/tools/grep-match.js';
+import { compilePattern, countMatchingLines, matchText } from '../../../src/worker/tools/grep-match.js';
 
 function compile(pattern: string, ignoreCase = false, multiline = false): RegExp {
   const compiled = compilePattern(pattern, { ignoreCase, multiline });
@@ -39,5 +39,49 @@ describe('grep matching', () => {
     // Exponential backtracking takes visible time, during which no timer could run.
     expect(elapsed).toBeGreaterThan(10);
     expect(ticks).toBe(0);
+  });
+});
+
+describe('plain-text patterns and line counting', () => {
+  it('marks a case-sensitive pattern without regex syntax as plain text', () => {
+    const literal = (pattern: string, ignoreCase = false) => {
+      const compiled = compilePattern(pattern, { ignoreCase, multiline: false });
+      return compiled.ok ? compiled.literal : 'invalid';
+    };
+    expect(literal('needle')).toBe('needle');
+    expect(literal('a-b/c d_e:f')).toBe('a-b/c d_e:f');
+    for (const pattern of ['ne.dle', 'a+', '^x', 'x$', 'a|b', '(x)', '[x]', 'x{2}', 'a\\b', 'x?', 'x*'])
+      expect(literal(pattern)).toBeUndefined();
+    expect(literal('needle', true)).toBeUndefined();
+    expect(literal('(?i)needle')).toBeUndefined();
+  });
+
+  it('counts matching lines exactly as matchText finds them', () => {
+    const texts = [
+      '',
+      '\n',
+      'a',
+      'a\n',
+      'a\n\n',
+      '\na\r\nb\r\n\r\nab',
+      'x\ny\nx\nx',
+      'a\r\r\n',
+      'ab\r',
+      'aa\nba\nab\n',
+    ];
+    const patterns = ['^$', '^a$', 'a', 'b$', '^', '\\r', 'x', 'a\\s', '(?<!b)a'];
+    for (const text of texts) {
+      for (const pattern of patterns) {
+        for (const limit of [1, 2, Infinity]) {
+          for (const multiline of [false, true]) {
+            const regex = compile(pattern, false, multiline);
+            expect(
+              countMatchingLines(text, regex, multiline, limit),
+              `${pattern} in ${JSON.stringify(text)}`,
+            ).toBe(matchText(text, regex, multiline, limit).matched.length);
+          }
+        }
+      }
+    }
   });
 });

@@ -101,7 +101,11 @@ describe('Grep', () => {
     const p = project();
     const py = await grepTool.run({ pattern: 'foo', type: 'py' }, p.context());
     expect(py.content).toBe('Found 1 file\nlib/util.py');
-    expect(p.calls.find((c) => c.name === 'fs.glob')?.request).toMatchObject({ pattern: '**/{*.py,*.pyi}' });
+    expect(p.calls.find((c) => c.name === 'fs.readMany')?.request).toMatchObject({
+      paths: [],
+      glob: { pattern: '**/{*.py,*.pyi}' },
+      packed: true,
+    });
     const bad = await grepTool.run({ pattern: 'foo', type: 'cobol' }, p.context());
     expect(bad.isError).toBe(true);
     expect(bad.content).toMatch(/^invalid_input: type: unknown file type "cobol". Known types: .*\bts\b/);
@@ -111,7 +115,9 @@ describe('Grep', () => {
     const p = project();
     const ts = await grepTool.run({ pattern: 'foo', glob: '*.ts' }, p.context());
     expect(ts.content).toBe('Found 2 files\nsrc/foo.ts\nsrc/app.ts');
-    expect(p.calls.find((c) => c.name === 'fs.glob')?.request).toMatchObject({ pattern: '**/*.ts' });
+    expect(p.calls.find((c) => c.name === 'fs.readMany')?.request).toMatchObject({
+      glob: { pattern: '**/*.ts' },
+    });
     const rooted = await grepTool.run({ pattern: 'foo', glob: 'lib/*.{py,rb}' }, p.context());
     expect(rooted.content).toBe('Found 1 file\nlib/util.py');
     const both = await grepTool.run({ pattern: 'foo', glob: 'src/**', type: 'ts' }, p.context());
@@ -140,7 +146,10 @@ describe('Grep', () => {
     );
     expect(result.content).toContain('src/app.ts:2');
     expect(p.count('fs.glob')).toBe(0);
-    expect(p.calls.find((c) => c.name === 'fs.readMany')?.request).toEqual({ paths: ['src/app.ts'] });
+    expect(p.calls.find((c) => c.name === 'fs.readMany')?.request).toEqual({
+      paths: ['src/app.ts'],
+      packed: true,
+    });
     const missing = await grepTool.run({ pattern: 'foo', path: 'nowhere' }, p.context());
     expect(missing).toEqual({ content: 'not_found: path nowhere does not exist.', isError: true });
   });
@@ -165,22 +174,40 @@ describe('Grep', () => {
       isError: true,
     });
     const missingGrant = project().context();
-    delete missingGrant.caps['fs.glob'];
+    delete missingGrant.caps['fs.readMany'];
     const notGranted = await grepTool.run({ pattern: 'x' }, missingGrant);
     expect(notGranted).toEqual({
-      content: 'not_granted: this agent is not granted the fs.glob capability',
+      content: 'not_granted: this agent is not granted the fs.readMany capability',
       isError: true,
     });
   });
 
-  it('reads files in chunks and stops at the run caps with notices', async () => {
+  it('reads in one call, then what it deferred in chunks, and stops at the run caps with notices', async () => {
     const files = Object.fromEntries(
       Array.from({ length: 450 }, (_, i) => [`f/${String(i).padStart(3, '0')}.txt`, 'match\nmatch\n']),
     );
     const p = new FakeProject(files);
     const all = await grepTool.run({ pattern: 'match', output_mode: 'count' }, p.context());
-    expect(p.count('fs.readMany')).toBe(Math.ceil(450 / GREP_READ_CHUNK));
+    expect(p.count('fs.readMany')).toBe(1);
     expect(all.content).toContain('Found 900 matching lines across 450 files.');
+
+    // A first answer that ran out of byte budget after 50 files hands the rest back by name.
+    const ctx = p.context();
+    const readMany = ctx.caps['fs.readMany'];
+    if (!readMany) throw new Error('fake grants fs.readMany');
+    ctx.caps['fs.readMany'] = async (req) => {
+      const envelope = await readMany(req);
+      if (envelope.ok && req.glob) {
+        envelope.value.deferred = envelope.value.files.slice(50).map((f) => f.path);
+        envelope.value.files = envelope.value.files.slice(0, 50);
+      }
+      return envelope;
+    };
+    const calls = p.count('fs.readMany');
+    const chunked = await grepTool.run({ pattern: 'match', output_mode: 'count' }, ctx);
+    expect(chunked.content).toContain('Found 900 matching lines across 450 files.');
+    expect(p.count('fs.readMany') - calls).toBe(1 + Math.ceil(400 / GREP_READ_CHUNK));
+    expect(p.calls.at(-1)?.request).toMatchObject({ paths: Object.keys(files).slice(250), packed: true });
 
     const fewFiles = await grepTool.run({ pattern: 'match' }, p.context({ maxGrepFiles: 10 }));
     expect(fewFiles.content).toContain('Found 10 files');

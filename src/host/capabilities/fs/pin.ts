@@ -5,12 +5,31 @@ import fs from 'node:fs';
 import { readlink } from 'node:fs/promises';
 import { CadreError } from '../../../shared/errors.js';
 
-const FD_DIR = '/proc/self/fd';
+/**
+ * The process's descriptors: /proc/<pid>/fd when /proc/self is this process (it is, unless /proc
+ * belongs to another pid namespace), which spares the kernel the /proc/self link on every open
+ * made through a descriptor (Grep opens thousands).
+ */
+const FD_DIR = descriptorDir();
+
+function descriptorDir(): string {
+  try {
+    if (fs.readlinkSync('/proc/self') === String(process.pid)) return `/proc/${process.pid}/fd`;
+  } catch {
+    // No /proc: the checks below find out and stand down.
+  }
+  return '/proc/self/fd';
+}
 let procAvailable: boolean | undefined;
 
 /** Why a path that changed under the check is refused. */
 export function racedMessage(expected: string, opened: string): string {
   return `${expected} changed between the permission check and the open (it now leads to ${opened}); refused`;
+}
+
+/** Why a checked file that is now a symlink (opened with O_NOFOLLOW) is refused. */
+export function swappedForLinkMessage(expected: string): string {
+  return `${expected} changed between the permission check and the open (it is now a symbolic link); refused`;
 }
 
 function raced(expected: string, opened: string): CadreError {

@@ -1,65 +1,185 @@
-// The body of a batch read, with synchronous calls: open, check what was opened, fstat, one read,
-// close. It runs on the host's I/O thread (io-thread.ts), never on the host's event loop: five
-// syscalls in a row cost a few microseconds, where five trips through libuv's pool cost tens.
+// The body of a batch read, with synchronous calls, on the host's I/O thread (never on the host's
+// event loop): a few syscalls in a row cost microseconds, where trips through libuv's pool cost
+// tens. Each directory is opened once and checked once (pin.ts), and its files are opened through
+// that descriptor without following a final symlink: a directory or file swapped for a symlink
+// after the permission check is never followed. Contents are packed into one byte buffer, so
+// 20,000 files cross the thread boundary as one object instead of 20,000.
 import fs, { constants } from 'node:fs';
+import path from 'node:path';
 import { fsError } from './errors.js';
-import { openedPathSync, racedMessage } from './pin.js';
+import { openedPathSync, racedMessage, swappedForLinkMessage, underFd } from './pin.js';
 import { looksBinary } from './read.js';
 
-/** What reading one file gave: its text, or why it was skipped. */
-export type ReadOutcome = { ok: true; content: string; mtimeMs: number } | { ok: false; reason: string };
-
-function readOpened(fd: number, real: string, maxBytes: number): ReadOutcome {
-  const opened = openedPathSync(fd);
-  if (opened !== undefined && opened !== real) return { ok: false, reason: racedMessage(real, opened) };
-  const st = fs.fstatSync(fd);
-  if (st.isDirectory()) return { ok: false, reason: 'a directory' };
-  if (!st.isFile()) return { ok: false, reason: 'not a regular file' };
-  if (st.size > maxBytes) return { ok: false, reason: `too large (${st.size} bytes, cap ${maxBytes})` };
-  // One byte more than the size says: a file that grew past the cap since fstat is caught.
-  const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
-  const bytes = fs.readSync(fd, buf, 0, buf.length, 0);
-  if (bytes > maxBytes) return { ok: false, reason: `too large (more than ${maxBytes} bytes)` };
-  if (bytes > st.size) return { ok: false, reason: 'changed while being read' };
-  const data = buf.subarray(0, bytes);
-  if (looksBinary(data)) return { ok: false, reason: 'binary' };
-  return { ok: true, content: data.toString('utf8'), mtimeMs: st.mtimeMs };
+/** What a batch read gave: the files read (packed) and the ones skipped, by index in the batch. */
+export interface PackedBatch {
+  /** Index of each file read, ascending. */
+  read: number[];
+  /** Where file `k` ends in `bytes`; it starts where file `k - 1` ends (0 for the first). */
+  ends: number[];
+  mtimes: number[];
+  /** UTF-8 contents of the files read, back to back, in a buffer of their own (safe to transfer). */
+  bytes: Uint8Array;
+  skipped: { index: number; reason: string }[];
+  /** Paths handled: a prefix of the batch; the byte budget left the rest for a later call. */
+  handled: number;
 }
 
-/** Reads one checked real path whole; never throws. */
-export function readOneSync(real: string, maxBytes: number): ReadOutcome {
-  let fd: number;
+/** A scratch buffer files are read into, kept between batches while it stays small. */
+let slab = new Uint8Array(1 << 20);
+const SLAB_KEPT_BYTES = 4 << 20;
+/** Directory descriptors open at once during a batch. */
+const OPEN_DIRS = 16;
+const FILE_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+function reserve(used: number, more: number): void {
+  if (used + more <= slab.length) return;
+  let size = slab.length * 2;
+  while (size < used + more) size *= 2;
+  const grown = new Uint8Array(size);
+  grown.set(slab.subarray(0, used));
+  slab = grown;
+}
+
+function closeQuietly(fd: number): void {
   try {
-    // O_NONBLOCK: a FIFO among the paths must not park the thread waiting for a writer.
-    fd = fs.openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    return { ok: false, reason: fsError(error, real).message };
-  }
-  try {
-    return readOpened(fd, real, maxBytes);
-  } catch (error) {
-    return { ok: false, reason: fsError(error, real).message };
-  } finally {
-    try {
-      fs.closeSync(fd);
-    } catch {
-      // EIO on a network mount: the descriptor is gone either way, and the outcome stands.
-    }
+    fs.closeSync(fd);
+  } catch {
+    // EIO on a network mount: the descriptor is gone either way, and the outcome stands.
   }
 }
 
 /**
- * Reads the paths in order until `budget` bytes of content are read (at least one file is): the
- * outcomes cover a prefix of `reals`, and the caller defers the rest.
+ * A directory of the batch: the prefix its files are opened under (through its checked descriptor,
+ * or by plain path where /proc is missing), or why none of its files is read.
  */
-export function readBatchSync(reals: readonly string[], maxBytes: number, budget: number): ReadOutcome[] {
-  const outcomes: ReadOutcome[] = [];
-  let bytes = 0;
-  for (const real of reals) {
-    if (outcomes.length > 0 && bytes >= budget) break;
-    const outcome = readOneSync(real, maxBytes);
-    if (outcome.ok) bytes += outcome.content.length;
-    outcomes.push(outcome);
+type DirHandle = { fd: number; prefix: string } | { refuse: (real: string, name: string) => string };
+
+/** Opens directory `dir` (a checked real path) and checks that what was opened is that directory. */
+function openDir(dir: string): DirHandle {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
+  } catch (error) {
+    return { refuse: (real) => fsError(error, real).message };
   }
-  return outcomes;
+  const opened = openedPathSync(fd);
+  if (opened === undefined) {
+    closeQuietly(fd);
+    return { fd: -1, prefix: dir === '/' ? '/' : `${dir}/` };
+  }
+  if (opened !== dir) {
+    closeQuietly(fd);
+    return { refuse: (real, name) => racedMessage(real, path.posix.join(opened, name)) };
+  }
+  return { fd, prefix: underFd(fd, dir, '') };
+}
+
+/** The directories open during one batch: a few at once, the oldest closed first. */
+class OpenDirs {
+  private readonly dirs = new Map<string, DirHandle>();
+
+  get(dir: string): DirHandle {
+    let handle = this.dirs.get(dir);
+    if (handle === undefined) {
+      if (this.dirs.size >= OPEN_DIRS) {
+        const [oldest, old] = this.dirs.entries().next().value as [string, DirHandle];
+        this.dirs.delete(oldest);
+        if ('fd' in old && old.fd >= 0) closeQuietly(old.fd);
+      }
+      handle = openDir(dir);
+      this.dirs.set(dir, handle);
+    }
+    return handle;
+  }
+
+  closeAll(): void {
+    for (const handle of this.dirs.values()) if ('fd' in handle && handle.fd >= 0) closeQuietly(handle.fd);
+    this.dirs.clear();
+  }
+}
+
+/** Reads an opened file into the slab at `used`: its byte count and mtime, or why it is skipped. */
+function readOpened(
+  fd: number,
+  used: number,
+  maxBytes: number,
+): { bytes: number; mtimeMs: number } | { reason: string } {
+  const st = fs.fstatSync(fd);
+  if (st.isDirectory()) return { reason: 'a directory' };
+  if (!st.isFile()) return { reason: 'not a regular file' };
+  if (st.size > maxBytes) return { reason: `too large (${st.size} bytes, cap ${maxBytes})` };
+  // One byte more than the size says: a file that grew past the cap since fstat is caught.
+  const want = Math.min(st.size, maxBytes) + 1;
+  reserve(used, want);
+  const bytes = fs.readSync(fd, slab, used, want, 0);
+  if (bytes > maxBytes) return { reason: `too large (more than ${maxBytes} bytes)` };
+  if (bytes > st.size) return { reason: 'changed while being read' };
+  if (looksBinary(slab.subarray(used, used + bytes))) return { reason: 'binary' };
+  return { bytes, mtimeMs: st.mtimeMs };
+}
+
+/** Reads one file through its directory's handle; never throws. */
+function readOne(
+  dirs: OpenDirs,
+  real: string,
+  used: number,
+  maxBytes: number,
+): { bytes: number; mtimeMs: number } | { reason: string } {
+  const slash = real.lastIndexOf('/');
+  const dir = slash <= 0 ? '/' : real.slice(0, slash);
+  const name = real.slice(slash + 1);
+  const handle = dirs.get(dir);
+  if ('refuse' in handle) return { reason: handle.refuse(real, name) };
+  let fd: number;
+  try {
+    fd = fs.openSync(handle.prefix + name, FILE_FLAGS);
+  } catch (error) {
+    // The checked path ends in a file, never in a symlink: one there now was swapped in since.
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { reason: swappedForLinkMessage(real) };
+    return { reason: fsError(error, real).message };
+  }
+  try {
+    return readOpened(fd, used, maxBytes);
+  } catch (error) {
+    return { reason: fsError(error, real).message };
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+/**
+ * Reads `reals` (checked real paths) whole, in order, until `budget` bytes of content are read (at
+ * least one file is): `handled` says how many; the caller defers the rest. Never throws for one
+ * file: binary, oversized, missing or unreadable files are skipped with the reason.
+ */
+export function readBatchSync(reals: readonly string[], maxBytes: number, budget: number): PackedBatch {
+  const batch: PackedBatch = {
+    read: [],
+    ends: [],
+    mtimes: [],
+    bytes: new Uint8Array(0),
+    skipped: [],
+    handled: 0,
+  };
+  const dirs = new OpenDirs();
+  let used = 0;
+  try {
+    for (let i = 0; i < reals.length; i++) {
+      if (i > 0 && used >= budget) break;
+      const outcome = readOne(dirs, reals[i] ?? '', used, maxBytes);
+      if ('reason' in outcome) batch.skipped.push({ index: i, reason: outcome.reason });
+      else {
+        used += outcome.bytes;
+        batch.read.push(i);
+        batch.ends.push(used);
+        batch.mtimes.push(outcome.mtimeMs);
+      }
+      batch.handled = i + 1;
+    }
+  } finally {
+    dirs.closeAll();
+  }
+  batch.bytes = slab.slice(0, used);
+  if (slab.length > SLAB_KEPT_BYTES) slab = new Uint8Array(1 << 20);
+  return batch;
 }

@@ -30,7 +30,8 @@ export function normalizeRoot(root: string): string {
 /** True when `p` is `root` or below it (both absolute and normalised). */
 export function isUnder(p: string, root: string): boolean {
   if (p === root || root === '/') return true;
-  return p.startsWith(root + '/');
+  // `p.startsWith(root + '/')` without building that string (Grep judges thousands of paths).
+  return p.length > root.length && p.charCodeAt(root.length) === 47 && p.startsWith(root);
 }
 
 /** The root (project first, then extra roots) that holds `p`, if any. */
@@ -138,7 +139,8 @@ export function matchPathSpec(spec: string, p: string, ctx: PathContext): boolea
 
 /** A short form of `p` for messages and suggested rules: relative to its root, else absolute. */
 export function displayPath(p: string, ctx: PathContext): string {
-  const rel = relativeToRoot(p, ctx);
-  if (rel === undefined || rootOf(p, ctx) !== ctx.projectDir) return p;
+  if (!isUnder(p, ctx.projectDir)) return p;
+  const rel =
+    p === ctx.projectDir ? '' : ctx.projectDir === '/' ? p.slice(1) : p.slice(ctx.projectDir.length + 1);
   return rel === '' ? '.' : rel;
 }

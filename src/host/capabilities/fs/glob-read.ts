@@ -1,0 +1,209 @@
+// Grep's search in one pass: the walk (glob-walk-sync.ts, on one I/O thread) hands its files over
+// in batches as it finds them, and each batch is judged by the policy and read (judge-read-sync.ts)
+// on whichever I/O thread is idle, while the walk goes on. The paths never travel to the agent's
+// worker and back, nor are they resolved twice. This side, on the host's event loop, only hands
+// batches out and puts the answers together, in path order, within the call's byte budget.
+import { READ_MANY_BUDGET_BYTES, type FsReadManyResult } from '../../../shared/capabilities.js';
+import { CadreError } from '../../../shared/errors.js';
+import type { GlobWalkOptions } from './glob-walk-sync.js';
+import { IO_THREADS, ioCall, ioCallIfIdle, ioStream } from './io-pool.js';
+import type { FoundBatch } from './io-thread.js';
+import type { JudgeContext, JudgedBatch } from './judge-read-sync.js';
+import { DEFAULT_MAX_BYTES_PER_FILE, shape, type ReadPart } from './read-many.js';
+
+/** Files per batch handed from the walk to the reads: a few milliseconds of reading each. */
+export const WALK_BATCH_FILES = 256;
+/** Batches given to one I/O thread at once. */
+const QUEUED_PER_THREAD = 2;
+
+/** What `globRead` returns: the capability's result, and counts for the audit log. */
+export interface GlobReadResult {
+  result: FsReadManyResult;
+  /** Files the walk found. */
+  found: number;
+  /** Of those judged, how many the policy allowed. */
+  allowed: number;
+}
+
+/** Options of `globRead`. */
+export interface GlobReadOptions {
+  maxBytesPerFile?: number;
+  /** Bytes of content in the result at most (one file always); the rest comes back `deferred`. */
+  budget?: number;
+  packed?: boolean;
+  /** Stops handing out batches (and rejects with `cancelled`) once aborted: the run has ended. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Puts the batches' answers together in order, up to `budget` bytes of content (at least one
+ * file), as one batch with indexes into `labels`; everything from the first file that did not fit
+ * (or was not read) on is `deferred`, to be asked for again by path.
+ */
+function assemble(
+  batches: readonly FoundBatch[],
+  answers: readonly (JudgedBatch | undefined)[],
+  budget: number,
+): { part: ReadPart; labels: string[]; deferred: string[]; allowed: number } {
+  const labels: string[] = [];
+  const part: ReadPart = { read: [], ends: [], mtimes: [], bytes: new Uint8Array(0), skipped: [] };
+  const pieces: Uint8Array[] = [];
+  const deferred: string[] = [];
+  let total = 0;
+  let allowed = 0;
+  let cut = false;
+  batches.forEach((batch, k) => {
+    const answer = answers[k];
+    if (cut || !answer) {
+      cut = true;
+      deferred.push(...batch.paths);
+      return;
+    }
+    let cutAt = answer.deferred[0] ?? batch.paths.length;
+    let taken = 0;
+    for (; taken < answer.read.length; taken++) {
+      const index = answer.read[taken] ?? 0;
+      if (index >= cutAt) break;
+      if (part.read.length > 0 && total >= budget) {
+        cutAt = index;
+        break;
+      }
+      const end = answer.ends[taken] ?? 0;
+      total += end - (answer.ends[taken - 1] ?? 0);
+      part.read.push(labels.length + index);
+      part.ends.push(total);
+      part.mtimes.push(answer.mtimes[taken] ?? 0);
+    }
+    pieces.push(answer.bytes.subarray(0, answer.ends[taken - 1] ?? 0));
+    for (const s of answer.skipped)
+      if (s.index < cutAt) part.skipped.push({ index: labels.length + s.index, reason: s.reason });
+    labels.push(...batch.paths.slice(0, cutAt));
+    deferred.push(...batch.paths.slice(cutAt));
+    allowed += answer.allowed;
+    cut = cutAt < batch.paths.length;
+  });
+  part.bytes = new Uint8Array(total);
+  let at = 0;
+  for (const piece of pieces) {
+    part.bytes.set(piece, at);
+    at += piece.length;
+  }
+  return { part, labels, deferred, allowed };
+}
+
+/**
+ * Reads the files a glob finds under `rootReal` (an already-checked real directory), in path
+ * order, each judged by the policy under `ctx` as `fs.readMany` (denied ones are skipped with the
+ * reason, never read). The result's `truncated` says the walk stopped at its cap; files past the
+ * byte budget come back as `deferred`. Rejects with `invalid_input` for a bad pattern, `cancelled`
+ * once `signal` aborts, and `io_error` when an I/O thread fails or stalls.
+ */
+export function globRead(
+  rootReal: string,
+  pattern: string,
+  walk: GlobWalkOptions,
+  ctx: JudgeContext,
+  options: GlobReadOptions = {},
+): Promise<GlobReadResult> {
+  const maxBytes = options.maxBytesPerFile ?? DEFAULT_MAX_BYTES_PER_FILE;
+  const budget = options.budget ?? READ_MANY_BUDGET_BYTES;
+  const batches: FoundBatch[] = [];
+  const answers: (JudgedBatch | undefined)[] = [];
+  let dispatched = 0;
+  let inFlight = 0;
+  let readBytes = 0;
+  let walked = false;
+  let truncated = false;
+  let failure: unknown;
+  let settled = false;
+
+  return new Promise((resolve, reject) => {
+    const settle = () => {
+      if (settled) return;
+      if (failure === undefined && options.signal?.aborted)
+        failure = new CadreError('cancelled', 'the run ended during the search');
+      if (failure !== undefined) {
+        settled = true;
+        reject(failure);
+        return;
+      }
+      if (!walked || inFlight > 0 || (dispatched < batches.length && readBytes < budget)) return;
+      settled = true;
+      try {
+        const { part, labels, deferred, allowed } = assemble(batches, answers, budget);
+        const result = shape(part, labels, options.packed ?? false);
+        if (deferred.length > 0) result.deferred = deferred;
+        result.truncated = truncated;
+        resolve({ result, found: batches.reduce((n, b) => n + b.paths.length, 0), allowed });
+      } catch (error) {
+        reject(error);
+      }
+    };
+    // Two batches per thread (one read, one waiting, so no thread waits for the next one to be
+    // handed out), none behind the walk; always one going.
+    const pump = () => {
+      try {
+        while (
+          !settled &&
+          !options.signal?.aborted &&
+          dispatched < batches.length &&
+          readBytes < budget &&
+          inFlight < IO_THREADS * QUEUED_PER_THREAD
+        ) {
+          const k = dispatched;
+          // Each batch gets what is left of the budget: two at once hold no more than twice that.
+          const left = Math.max(1, budget - readBytes);
+          const job = {
+            kind: 'judgeReadFound' as const,
+            found: batches[k] as FoundBatch,
+            ctx,
+            maxBytes,
+            budget: left,
+          };
+          const call =
+            inFlight === 0 ? ioCall<JudgedBatch>(job) : ioCallIfIdle<JudgedBatch>(job, QUEUED_PER_THREAD);
+          if (!call) break;
+          dispatched++;
+          inFlight++;
+          void call
+            .then(
+              (answer) => {
+                answers[k] = answer;
+                readBytes += answer.bytes.length;
+              },
+              (error: unknown) => {
+                failure ??= error;
+              },
+            )
+            .finally(() => {
+              inFlight--;
+              pump();
+            });
+        }
+      } catch (error) {
+        // A thread that cannot even start: the search fails, the host goes on.
+        failure ??= error;
+      }
+      settle();
+    };
+    ioStream<FoundBatch & { truncated: boolean }, FoundBatch>(
+      { kind: 'globStream', rootReal, pattern, options: { ...walk }, batch: WALK_BATCH_FILES },
+      (found) => {
+        batches.push(found);
+        pump();
+      },
+    ).then(
+      (last) => {
+        if (last.paths.length > 0) batches.push({ paths: last.paths, reals: last.reals });
+        truncated = last.truncated;
+        walked = true;
+        pump();
+      },
+      (error: unknown) => {
+        failure ??= error;
+        walked = true;
+        pump();
+      },
+    );
+  });
+}

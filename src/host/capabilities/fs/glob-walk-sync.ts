@@ -1,0 +1,281 @@
+// The walk behind fs.glob (and Grep's one-pass reads), with synchronous calls on the host's I/O
+// thread, never on the host's event loop: gitignore-aware, it skips `.git`, `node_modules` and
+// `.cadre`, never leaves the allowed roots through a symlink, stops at a cap, and finds files in
+// path order (each directory's entries sorted, a directory as its name plus `/`), so a caller can
+// use them as they come.
+import fs, { constants, type Dirent } from 'node:fs';
+import path from 'node:path';
+import type { FsGlobResult } from '../../../shared/capabilities.js';
+import { createIgnoreMatcher, isIgnored, type IgnoreMatcher } from '../gitignore.js';
+import { isInside } from '../paths.js';
+import { planGlob, type GlobPlan } from './glob-plan.js';
+
+/** Default cap on matches. */
+export const DEFAULT_GLOB_LIMIT = 10_000;
+/** Cap on directory entries looked at, so `**` over a huge tree still ends in bounded time. */
+export const DEFAULT_GLOB_SCAN_LIMIT = 1_000_000;
+/** Directories never walked unless the pattern names them. */
+// .cadre holds transcripts and the audit log: other runs' conversations are not search material.
+const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.cadre']);
+
+/** Options of a walk (plain data: they cross to the I/O thread). */
+export interface GlobWalkOptions {
+  /** The project directory: results are relative to it, its .gitignore files and .git/info/exclude apply. */
+  projectDir: string;
+  /** Cap on matches (default 10,000); `truncated` says when more exist. */
+  limit?: number;
+  /** Directories a symlinked directory may lead into (default: the project and the root). */
+  roots?: readonly string[];
+  /** Cap on entries looked at (default 1,000,000). */
+  scanLimit?: number;
+  /** `mtime` (default): newest first. `path`: path order, with no stat per match. */
+  sort?: 'mtime' | 'path';
+}
+
+/** A file the walk found. */
+export interface FoundFile {
+  /** Relative to the project directory (absolute when outside it): what fs.glob returns. */
+  path: string;
+  /** The path the walk took (through followed symlinks). */
+  abs: string;
+  /** Where it really is: every symlink followed. */
+  real: string;
+}
+
+function listTyped(dir: string): Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function mtimeOf(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function statOf(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function realOf(p: string): string | undefined {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses an ignore file, if it is a regular file (a FIFO named .gitignore must not park the thread). */
+function loadIgnore(file: string, base: string): IgnoreMatcher | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? createIgnoreMatcher(fs.readFileSync(fd, 'utf8'), base) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** An entry of an absolute, normalised directory (plain concatenation: path.join normalises again). */
+function under(dir: string, name: string): string {
+  return dir === '/' ? `/${name}` : `${dir}/${name}`;
+}
+
+function join(rel: string, name: string): string {
+  return rel === '' ? name : `${rel}/${name}`;
+}
+
+/** One directory to read. */
+interface Dir {
+  abs: string; // logical path (through any followed symlink), for results
+  real: string; // where it really is, for the symlink checks
+  rel: string; // relative to the glob root, for the pattern
+  ignoreRel: string; // relative to the ignore base, for .gitignore rules
+  depth: number;
+  stack: readonly IgnoreMatcher[];
+}
+
+/** What a directory holds for the walk: matching files and directories to enter, in path order. */
+type Item = { key: string; file: FoundFile } | { key: string; dir: Dir };
+
+/** A directory being walked: its items and how far along they are. */
+interface Frame {
+  items: Item[];
+  next: number;
+}
+
+/** The walk's fixed facts: the plan, the caps, where results are relative to. */
+interface Walk {
+  plan: GlobPlan;
+  roots: string[];
+  scanLimit: number;
+  scanned: number;
+  visited: Set<string>;
+  display: (abs: string) => string;
+}
+
+/**
+ * The items of `dir` in path order, or undefined when the entry cap is reached. Sorting a
+ * directory as its name plus `/` puts `a-b` before `a/x`, as sorting whole paths does.
+ */
+function itemsOf(dir: Dir, walk: Walk): Item[] | undefined {
+  const { plan, roots, visited } = walk;
+  const entries = listTyped(dir.abs);
+  let stack = dir.stack;
+  if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
+    const matcher = loadIgnore(path.join(dir.abs, '.gitignore'), dir.ignoreRel);
+    if (matcher) stack = [...stack, matcher];
+  }
+  const items: Item[] = [];
+  for (const entry of entries) {
+    if (++walk.scanned > walk.scanLimit) return undefined;
+    const name = entry.name;
+    const abs = under(dir.abs, name);
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    let childReal: string | undefined;
+    if (entry.isSymbolicLink()) {
+      const target = statOf(abs);
+      if (!target) continue; // dangling
+      isDir = target.isDirectory();
+      isFile = target.isFile();
+      childReal = realOf(abs);
+      if (!childReal) continue;
+      // Never out of the roots, never back into an ancestor (a cycle), never twice.
+      if (isDir && (!isInside(childReal, roots) || isInside(dir.real, [childReal]) || visited.has(childReal)))
+        continue;
+      if (isDir) visited.add(childReal);
+    }
+    const rel = join(dir.rel, name);
+    const ignoreRel = join(dir.ignoreRel, name);
+    if (isDir) {
+      if (dir.depth + 1 >= plan.maxDepth) continue;
+      // `.git` and `node_modules` are skipped unless the pattern names them, and then they are
+      // walked even though a .gitignore usually lists node_modules.
+      const skip = ALWAYS_SKIPPED.has(name) ? !plan.named.has(name) : isIgnored(stack, ignoreRel, true);
+      if (skip) continue;
+      const real = childReal ?? under(dir.real, name);
+      items.push({ key: `${name}/`, dir: { abs, real, rel, ignoreRel, depth: dir.depth + 1, stack } });
+    } else if (isFile && plan.regex.test(rel) && !isIgnored(stack, ignoreRel, false)) {
+      const real = childReal ?? under(dir.real, name);
+      items.push({ key: name, file: { path: walk.display(abs), abs, real } });
+    }
+  }
+  return items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * Walks `rootReal` (an already-checked real directory) for files whose path relative to it matches
+ * `pattern` (dotfiles included), calling `found` with each, in path order, up to `limit`; returns
+ * whether the match or entry cap cut the walk short. Throws `invalid_input` for an empty,
+ * absolute, `..` or malformed pattern.
+ */
+export function walkGlob(
+  rootReal: string,
+  pattern: string,
+  options: GlobWalkOptions,
+  found: (file: FoundFile) => void,
+): { root: string; truncated: boolean } {
+  const plan = planGlob(pattern);
+  const limit = options.limit ?? DEFAULT_GLOB_LIMIT;
+  const projectReal = realOf(options.projectDir) ?? path.resolve(options.projectDir);
+  // Roots are compared with real paths, so they must be real too (a project under a symlink).
+  const roots = (options.roots ?? [projectReal, rootReal]).map((r) => realOf(r) ?? path.resolve(r));
+  // Paths below the project lose its prefix (path.relative's answer, without normalising each again).
+  const inside = projectReal === '/' ? '/' : `${projectReal}/`;
+  const display = (abs: string) =>
+    abs === projectReal ? '.' : abs.startsWith(inside) ? abs.slice(inside.length) : abs;
+  const root = display(rootReal);
+
+  // Ignore rules live relative to the project when the root is inside it, else to the root.
+  const ignoreBase = isInside(rootReal, [projectReal]) ? projectReal : rootReal;
+  const stack: IgnoreMatcher[] = [];
+  if (ignoreBase === projectReal) {
+    const exclude = loadIgnore(path.join(projectReal, '.git', 'info', 'exclude'), '');
+    if (exclude) stack.push(exclude);
+  }
+  const startLogical = path.join(rootReal, ...plan.prefix);
+  // .gitignore files of the directories above the walk's start still apply to what is below it.
+  const above = path.relative(ignoreBase, path.dirname(startLogical));
+  if (startLogical !== ignoreBase && !above.startsWith('..')) {
+    const parts = above === '' ? [] : above.split(path.sep);
+    for (let i = 0; i <= parts.length; i++) {
+      const rel = parts.slice(0, i).join('/');
+      const matcher = loadIgnore(path.join(ignoreBase, ...parts.slice(0, i), '.gitignore'), rel);
+      if (matcher) stack.push(matcher);
+    }
+  }
+  const startReal = realOf(startLogical);
+  if (!startReal || !isInside(startReal, roots)) return { root, truncated: false };
+  if (!statOf(startReal)?.isDirectory()) return { root, truncated: false };
+
+  const walk: Walk = {
+    plan,
+    roots,
+    scanLimit: options.scanLimit ?? DEFAULT_GLOB_SCAN_LIMIT,
+    scanned: 0,
+    visited: new Set([startReal]),
+    display,
+  };
+  const start: Dir = {
+    abs: startLogical,
+    real: startReal,
+    rel: plan.prefix.join('/'),
+    ignoreRel: path.relative(ignoreBase, startLogical).split(path.sep).join('/'),
+    depth: plan.prefix.length,
+    stack,
+  };
+  let matches = 0;
+  const frames: Frame[] = [];
+  const enter = (dir: Dir): boolean => {
+    const items = itemsOf(dir, walk);
+    if (items) frames.push({ items, next: 0 });
+    return items !== undefined;
+  };
+  if (!enter(start)) return { root, truncated: true };
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1] as Frame;
+    const item = frame.items[frame.next++];
+    if (item === undefined) {
+      frames.pop();
+    } else if ('dir' in item) {
+      if (!enter(item.dir)) return { root, truncated: true };
+    } else {
+      if (matches >= limit) return { root, truncated: true };
+      matches++;
+      found(item.file);
+    }
+  }
+  return { root, truncated: false };
+}
+
+/**
+ * Finds files under `rootReal` (an already-checked real directory) whose path relative to it
+ * matches `pattern` (dotfiles included). Results are relative to the project directory (absolute
+ * when outside it), newest first (path order with `sort: 'path'`); when the cap is hit the first
+ * `limit` matches in path order are returned with `truncated: true`. Errors: `invalid_input` for
+ * an empty, absolute, `..` or malformed pattern.
+ */
+export function globSync(rootReal: string, pattern: string, options: GlobWalkOptions): FsGlobResult {
+  const files: FoundFile[] = [];
+  const { root, truncated } = walkGlob(rootReal, pattern, options, (file) => files.push(file));
+  if (options.sort === 'path') return { root, files: files.map((f) => f.path), truncated };
+  const order = files.map((f) => ({ f, mtime: mtimeOf(f.abs) }));
+  order.sort((a, b) => b.mtime - a.mtime || (a.f.abs < b.f.abs ? -1 : a.f.abs > b.f.abs ? 1 : 0));
+  return { root, files: order.map((m) => m.f.path), truncated };
+}

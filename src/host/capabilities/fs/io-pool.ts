@@ -1,0 +1,158 @@
+// The host's I/O threads, seen from the event loop: a small pool (one thread per core, at most
+// two) started on first use and unreferenced while idle. Each request goes to the thread with the
+// least waiting (or, for a caller spreading many, only to an idle one), so a Grep's batches are
+// read on both cores at once. A thread that stalls in a syscall (a hung network mount) is
+// abandoned, its requests fail, and a new one takes its place.
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { CadreError, fromWire } from '../../../shared/errors.js';
+import { DIST_DIR } from '../../pool/worker-flags.js';
+import type { IoAnswer, IoRequest } from './io-thread.js';
+
+/** The compiled I/O thread. */
+const IO_ENTRY = path.join(DIST_DIR, 'host', 'capabilities', 'fs', 'io-thread.js');
+/**
+ * A request the I/O thread has not answered in this long is stuck in a syscall (a hung network
+ * mount): the thread is abandoned, its requests fail, and the next request gets a new thread.
+ */
+export const IO_STALL_MS = 30_000;
+/** Threads in the pool: enough to keep two cores reading, few enough to leave the rest alone. */
+export const IO_THREADS = Math.max(1, Math.min(2, os.availableParallelism()));
+
+/** A request as the pool takes it: the thread's request without its id. */
+export type IoJob = IoRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  /** Takes the parts a streaming request posts before its answer. */
+  partial: ((value: unknown) => void) | undefined;
+}
+
+/** One I/O thread and the requests it owes answers to. */
+class IoThread {
+  private readonly worker = new Worker(IO_ENTRY);
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  /** Armed while requests wait; every answer re-arms it (requests are answered one at a time). */
+  private watchdog: NodeJS.Timeout | undefined;
+  dead = false;
+
+  constructor() {
+    this.worker.unref();
+    this.worker.on('message', (m: IoAnswer) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      if ('partial' in m) {
+        this.arm();
+        p.partial?.(m.partial);
+        return;
+      }
+      this.pending.delete(m.id);
+      this.arm();
+      if (m.ok) p.resolve(m.value);
+      else p.reject(fromWire(m.error));
+    });
+    this.worker.on('error', (error) => this.fail(`the I/O thread failed: ${error.message}`));
+    this.worker.on('exit', (code) => this.fail(`the I/O thread exited (code ${code})`));
+  }
+
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  /** Whether a streaming request (a walk) is running or waiting here: it may take a while. */
+  get streaming(): boolean {
+    for (const p of this.pending.values()) if (p.partial) return true;
+    return false;
+  }
+
+  call(job: IoJob, partial?: (value: unknown) => void): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, partial });
+      if (this.pending.size === 1) this.arm();
+      this.worker.postMessage({ ...job, id } as IoRequest);
+    });
+  }
+
+  /** Restarts the stall clock while requests wait, stops it (and unrefs the thread) when none do. */
+  private arm(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = undefined;
+    if (this.pending.size === 0) {
+      this.worker.unref();
+      return;
+    }
+    this.worker.ref();
+    this.watchdog = setTimeout(
+      () => this.fail(`a batch of reads took over ${IO_STALL_MS / 1000} s; a file system is not answering`),
+      IO_STALL_MS,
+    );
+    this.watchdog.unref();
+  }
+
+  private fail(message: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    clearTimeout(this.watchdog);
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of waiting) p.reject(new CadreError('io_error', message));
+    this.worker.unref();
+    void this.worker.terminate().catch(() => undefined);
+  }
+}
+
+const threads: (IoThread | undefined)[] = [];
+
+/** The thread in slot `i`, started (again) when the slot is empty or its thread died. */
+function slot(i: number): IoThread {
+  let t = threads[i];
+  if (!t || t.dead) {
+    t = new IoThread();
+    threads[i] = t;
+  }
+  return t;
+}
+
+/** The live thread with the fewest requests waiting, starting one where a slot is free or dead. */
+function pick(): IoThread {
+  let best: IoThread | undefined;
+  for (let i = 0; i < IO_THREADS; i++) {
+    const t = threads[i];
+    // An empty slot is filled only when every live thread is busy: one Grep at a time needs two.
+    if ((!t || t.dead) && best && best.waiting === 0) return best;
+    const live = slot(i);
+    if (!best || live.waiting < best.waiting) best = live;
+  }
+  return best as IoThread;
+}
+
+/**
+ * Runs `job` on an I/O thread. Rejects with the CadreError the thread answered with, or with
+ * `io_error` when the thread itself fails or stalls.
+ */
+export function ioCall<T>(job: IoJob): Promise<T> {
+  return pick().call(job) as Promise<T>;
+}
+
+/** As `ioCall`, for a request that posts parts of its result (`onPartial`) before the answer. */
+export function ioStream<T, P>(job: IoJob, onPartial: (part: P) => void): Promise<T> {
+  return pick().call(job, onPartial as (value: unknown) => void) as Promise<T>;
+}
+
+/**
+ * As `ioCall` on a thread with fewer than `depth` requests waiting and no walk under way (starting
+ * one where a slot is free), else undefined: callers that keep several requests going use it to
+ * keep every thread fed without queueing behind a long walk.
+ */
+export function ioCallIfIdle<T>(job: IoJob, depth = 1): Promise<T> | undefined {
+  let best: IoThread | undefined;
+  for (let i = 0; i < IO_THREADS; i++) {
+    const t = slot(i);
+    if (t.waiting < depth && !t.streaming && (!best || t.waiting < best.waiting)) best = t;
+  }
+  return best?.call(job) as Promise<T> | undefined;
+}
