@@ -3,6 +3,8 @@
 //   (scripts/worker-loader.cjs);
 // - dist/worker-bundle/process-entry.cjs: the worker of process isolation mode;
 // - dist/host/cli/cadre.cjs: the CLI, run by the executable cadre.mjs (scripts/cli-loader.mjs);
+// - dist/host-bundle/io-thread.cjs: the host's I/O threads (Grep's reads, glob walks), loaded by
+//   io-entry.cjs (scripts/io-loader.cjs);
 // - dist/code-cache.cjs (scripts/code-cache.cjs) and, beside each .cjs bundle, V8's code cache for
 //   the Node version that ran the build. Other versions compile from source.
 import { chmodSync, copyFileSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -15,6 +17,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const workerDir = path.join(dist, 'worker-bundle');
 const cliDir = path.join(dist, 'host', 'cli');
+const ioDir = path.join(dist, 'host-bundle');
 // Minified: comments and whitespace made up half of each bundle, and every worker thread reads,
 // holds and compiles its bundle's source (a thread holds about 8 MB less). Names are not kept:
 // nothing reads a function's or class's name, and errors carry their own `name`.
@@ -32,7 +35,7 @@ const cjs = {
 };
 
 // Caches of an earlier build no longer match the new bundles, whatever Node version made them.
-for (const dir of [workerDir, cliDir]) {
+for (const dir of [workerDir, cliDir, ioDir]) {
   let names = [];
   try {
     names = readdirSync(dir);
@@ -58,6 +61,11 @@ await Promise.all([
   }),
   build({
     ...cjs,
+    entryPoints: [path.join(dist, 'host', 'capabilities', 'fs', 'io-thread.js')],
+    outfile: path.join(ioDir, 'io-thread.cjs'),
+  }),
+  build({
+    ...cjs,
     entryPoints: [path.join(cliDir, 'main.js')],
     external: ['piscina'],
     outfile: path.join(cliDir, 'cadre.cjs'),
@@ -69,6 +77,7 @@ for (const file of [
   path.join(workerDir, 'worker.cjs'),
   path.join(workerDir, 'process-entry.cjs'),
   path.join(cliDir, 'cadre.cjs'),
+  path.join(ioDir, 'io-thread.cjs'),
 ]) {
   const text = readFileSync(file, 'utf8');
   const at = text.search(/[\u0080-\uffff]/);
@@ -77,14 +86,24 @@ for (const file of [
       `${file} holds a non-ASCII character near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}: escape it in the source (\\uXXXX)`,
     );
 }
+// The I/O threads run the policy function and the file effects only; zod (or anything of that size)
+// in their bundle costs every process about 100 ms of CPU at its first Grep or Glob.
+const ioSize = readFileSync(path.join(ioDir, 'io-thread.cjs')).length;
+if (ioSize > 100_000)
+  throw new Error(
+    `dist/host-bundle/io-thread.cjs is ${ioSize} bytes: something pulled a large module (zod?) into the I/O threads`,
+  );
 copyFileSync(path.join(root, 'scripts', 'code-cache.cjs'), path.join(dist, 'code-cache.cjs'));
 copyFileSync(path.join(root, 'scripts', 'worker-loader.cjs'), path.join(workerDir, 'entry.cjs'));
+copyFileSync(path.join(root, 'scripts', 'io-loader.cjs'), path.join(ioDir, 'io-entry.cjs'));
 copyFileSync(path.join(root, 'scripts', 'cli-loader.mjs'), path.join(cliDir, 'cadre.mjs'));
 chmodSync(path.join(cliDir, 'cadre.mjs'), 0o755);
 
 const { writeCache, writeId } = createRequire(import.meta.url)(path.join(dist, 'code-cache.cjs'));
 writeId(path.join(workerDir, 'worker.cjs'));
 writeId(path.join(cliDir, 'cadre.cjs'));
+writeId(path.join(ioDir, 'io-thread.cjs'));
+writeCache(path.join(ioDir, 'io-thread.cjs'));
 if (typeof writeCache(path.join(workerDir, 'worker.cjs')).default !== 'function')
   throw new Error('worker.cjs has no default export');
 if (typeof writeCache(path.join(cliDir, 'cadre.cjs')).main !== 'function')

@@ -3,9 +3,9 @@
 // contributes its valid fields, so a typo in one key never drops the deny rules beside it.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { RegistryIssue } from '../shared/agent-definition.js';
-import { closest } from '../shared/tools.js';
+import { closest } from '../shared/closest.js';
 import { parseJsonText } from './config/json-text.js';
 import { type CadreConfig, mergeConfig } from './config/merge.js';
 import { ConfigFile, keysAt } from './config/schema.js';

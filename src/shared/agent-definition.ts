@@ -1,6 +1,6 @@
 // The agent definition: the frontmatter / config.json schema as written by users, and the resolved
 // definition the registry hands to the runtime (tools expanded, defaults applied, source recorded).
-import { z } from 'zod';
+import * as z from 'zod';
 import { PermissionMode } from './task.js';
 import { Profile } from './tools.js';
 

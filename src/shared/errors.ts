@@ -1,10 +1,13 @@
 // Error codes shared by host and worker, sorted by who is at fault, and their wire form.
 // Comlink flattens thrown errors to message/name/stack, so every boundary converts explicitly
 // and callers check `code`, never `instanceof`.
-import { z } from 'zod';
+//
+// The two schemas are marked pure (/* @__PURE__ */) so that a bundle using only the error class
+// and its conversions leaves zod out: the host's I/O threads load this module and nothing of zod.
+import * as z from 'zod';
 
 /** Every error code cadre emits. The string is the contract; never rename one. */
-export const ErrorCode = z.enum([
+export const ErrorCode = /* @__PURE__ */ z.enum([
   'invalid_input',
   'not_found',
   'not_granted',
@@ -62,10 +65,10 @@ const FAULT: Record<ErrorCode, ErrorFault> = {
 };
 
 /** The wire form of an error: what crosses a MessagePort, a transcript or a JSON result. */
-export const WireError = z.object({
+export const WireError = /* @__PURE__ */ z.object({
   code: ErrorCode,
-  message: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
+  message: /* @__PURE__ */ z.string(),
+  details: /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()).optional(),
 });
 /** The wire form of an error. */
 export type WireError = z.infer<typeof WireError>;

@@ -1,6 +1,6 @@
 // The AgentEvent union: what a run reports as it goes (to the transcript, the UI and library callers).
 // Names follow `<noun>-<action>`. Every event carries agentId, parentId, depth and a timestamp.
-import { z } from 'zod';
+import * as z from 'zod';
 import { TaskOutput, Usage } from './task.js';
 import { TodoItem } from './tools.js';
 

@@ -1,6 +1,7 @@
 // TaskInput, TaskOutput and TaskStatus: what a caller asks of the runtime and what it gets back.
-import { z } from 'zod';
+import * as z from 'zod';
 import { WireError } from './errors.js';
+import { PERMISSION_MODES } from './permission-modes.js';
 
 /** The seven terminal statuses; every run ends with exactly one. */
 export const TaskStatus = z.enum([
@@ -16,7 +17,7 @@ export const TaskStatus = z.enum([
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
 /** The permission modes of DESIGN.md. */
-export const PermissionMode = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
+export const PermissionMode = z.enum(PERMISSION_MODES);
 /** A permission mode. */
 export type PermissionMode = z.infer<typeof PermissionMode>;
 

@@ -1,24 +1,12 @@
 // The tool table: names, input schemas (Claude Code's, so agent files and prompts carry over),
 // the tool -> capability map, profiles, nesting-filtered and concurrency-safe tools.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CapabilityName } from './capabilities.js';
+import { closest } from './closest.js';
+import { TOOL_NAMES } from './tool-names.js';
 
 /** Every built-in tool name. */
-export const ToolName = z.enum([
-  'Read',
-  'Write',
-  'Edit',
-  'Glob',
-  'Grep',
-  'LS',
-  'Bash',
-  'Task',
-  'TaskOutput',
-  'TaskStop',
-  'TodoWrite',
-  'TodoRead',
-  'WebFetch',
-]);
+export const ToolName = z.enum(TOOL_NAMES);
 /** A built-in tool name. */
 export type ToolName = z.infer<typeof ToolName>;
 
@@ -210,37 +198,6 @@ export function parseToolSpec(entry: string): ToolSpec | { error: string } {
   if (known.success) return { kind: 'tool', name: known.data };
   const hint = closest(name, [...ToolName.options, '*']);
   return { error: `unknown tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}` };
-}
-
-/** The nearest candidate by edit distance (case-insensitive), if close enough to be a typo. */
-export function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  const w = word.toLowerCase();
-  for (const candidate of candidates) {
-    const d = editDistance(w, candidate.toLowerCase());
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = candidate;
-    }
-  }
-  const normalized = (s: string) => s.toLowerCase().replace(/[-_]/g, '');
-  if (best !== undefined && normalized(best) === normalized(word)) return best;
-  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j] ?? 0;
-      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length] ?? 0;
 }
 
 /** True when `tool` (a concrete tool or mcp name) is matched by a pattern in `list` (`*`, `mcp__s__*`). */

@@ -1,5 +1,5 @@
 // Turns zod issues into one readable line per problem, naming the file and the field.
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Formats a zod error as `where: field: message` lines (where = file path or a label). */
 export function formatZodError(error: z.ZodError, where?: string): string[] {

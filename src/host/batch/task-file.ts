@@ -1,7 +1,7 @@
 // Reads a batch task file (JSONL, or a YAML list) into tasks. A bad line — invalid JSON, a missing
 // or wrong field, an unknown agent, a duplicate id — is reported with its line number and skipped;
 // it never stops the batch.
-import { z } from 'zod';
+import * as z from 'zod';
 import { LineCounter, parseDocument, isSeq, isMap } from 'yaml';
 import { formatZodError } from '../../shared/zod-format.js';
 

@@ -5,7 +5,7 @@
 // (always win); plan mode (no writes, no commands); protected files (writes ask); ask rules
 // (ignored in bypassPermissions); allow rules; the mode's default. Shell commands are split into
 // their simple commands and judged part by part (see policy/exec-decide.ts).
-import { PermissionMode } from '../../shared/task.js';
+import { isPermissionMode, PERMISSION_MODES } from '../../shared/permission-modes.js';
 import { decideCommand } from './policy/exec-decide.js';
 import { decidePath, type PathDecideContext } from './policy/path-decide.js';
 import { normalizeRoot } from './policy/path-match.js';
@@ -97,12 +97,10 @@ function contextOf(input: PolicyInput): { ctx: DecideContext } | { invalid: Poli
   if (typeof input !== 'object' || input === null)
     return { invalid: invalid('the policy was asked about nothing') };
   if (typeof input.capability !== 'string') return { invalid: invalid('the capability name is missing') };
-  const mode = PermissionMode.safeParse(input.mode);
-  if (!mode.success)
+  const mode = input.mode;
+  if (!isPermissionMode(mode))
     return {
-      invalid: invalid(
-        `unknown permission mode "${String(input.mode)}" (use ${PermissionMode.options.join(', ')})`,
-      ),
+      invalid: invalid(`unknown permission mode "${String(mode)}" (use ${PERMISSION_MODES.join(', ')})`),
     };
   if (!isAbsolute(input.projectDir))
     return { invalid: invalid('the project directory is not an absolute path') };
@@ -114,7 +112,7 @@ function contextOf(input: PolicyInput): { ctx: DecideContext } | { invalid: Poli
     ctx: {
       projectDir: normalizeRoot(input.projectDir),
       extraRoots,
-      mode: mode.data,
+      mode,
       rules,
       ...(isAbsolute(input.homeDir) ? { homeDir: normalizeRoot(input.homeDir) } : {}),
     },

@@ -1,6 +1,6 @@
 // Schemas of what a worker may send with each capability call. Worker input is untrusted: every
 // call is parsed here before the policy or an effect sees it.
-import { z } from 'zod';
+import * as z from 'zod';
 import { TaskInput } from '../../shared/task.js';
 import { TodoItem } from '../../shared/tools.js';
 

@@ -1,6 +1,6 @@
 // The `.cadre/config.json` schema: what a project or user config file may contain, field by field.
 // Strict at every level so a mistyped key is reported instead of silently doing nothing.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PermissionMode } from '../../shared/task.js';
 
 const nonEmpty = z.string().min(1, 'must not be empty');

@@ -1,7 +1,7 @@
 // Rewrites zod issues as short sentences a person editing a file can act on:
 // "must be a number (got text "fast")" instead of "Invalid input: expected number, received string".
-import type { z } from 'zod';
-import { closest } from '../../shared/tools.js';
+import type * as z from 'zod';
+import { closest } from '../../shared/closest.js';
 
 const TYPE_WORDS: Record<string, string> = {
   string: 'text',

@@ -2,7 +2,7 @@
 // clock (with a grace turn before it), the idle watchdog, heap sampling and the budget, and maps
 // every way a worker can end — returned, killed, threw, exited, out of memory — onto a status.
 import type { CapabilityName, Capabilities } from '../../shared/capabilities.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CadreError, WireError } from '../../shared/errors.js';
 import { formatZodError } from '../../shared/zod-format.js';
 import { AgentEvent } from '../../shared/events.js';

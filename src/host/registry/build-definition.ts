@@ -1,7 +1,7 @@
 // Checks the fields of one definition (from front matter or a JSON entry) and builds the resolved
 // AgentDefinition. Unknown keys are errors with a hint and stop the agent from loading, because a
 // misspelt `tools` key would otherwise leave the agent with every tool.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   AGENT_DEFAULTS,
   type AgentDefinition,
@@ -9,7 +9,7 @@ import {
   IGNORED_FIELDS,
   type RegistryIssue,
 } from '../../shared/agent-definition.js';
-import { closest } from '../../shared/tools.js';
+import { closest } from '../../shared/closest.js';
 import { describeValue, issueMessage, valueAt } from '../config/zod-messages.js';
 import { sortByLine } from './format-issue.js';
 import { resolveTools } from './resolve-tools.js';

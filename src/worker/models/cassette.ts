@@ -1,6 +1,6 @@
 // The cassette format: JSONL, one line per model exchange (the request and the normalized reply
 // events, plus the error if the exchange failed). The host writes it; the replay client reads it.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConversationMessage } from '../../shared/events.js';
 import { WireError } from '../../shared/errors.js';
 import { formatZodError } from '../../shared/zod-format.js';

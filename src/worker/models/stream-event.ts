@@ -1,6 +1,6 @@
 // The normalized events every model client emits, whatever the wire format behind it. One schema
 // serves the live clients, the agent loop and cassettes (which are parsed back with it).
-import { z } from 'zod';
+import * as z from 'zod';
 import { Usage } from '../../shared/task.js';
 
 /** An assistant content block in the Messages API shape (text, tool_use, thinking, ...). */

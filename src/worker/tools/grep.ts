@@ -2,7 +2,7 @@
 // host's deadline can kill a runaway pattern). The host only finds and reads files (fs.readMany
 // with a glob: walked, judged and read in one pass; fs.stat for a named path); matching, context
 // and output shaping happen in this thread.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { FsReadManyResult } from '../../shared/capabilities.js';
 import { GrepInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';

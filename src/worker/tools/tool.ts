@@ -1,6 +1,6 @@
 // The shape of one tool's logic in the worker: its model-facing definition, its input schema and
 // `run`, plus the small helpers every tool shares (result values, input parsing, JSON schema).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GrantedCapabilities } from '../../shared/capabilities.js';
 import type { RunCaps } from '../../shared/run-spec.js';
 import { formatZodError } from '../../shared/zod-format.js';

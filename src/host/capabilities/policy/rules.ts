@@ -1,11 +1,13 @@
 // Permission rules in Claude Code's syntax (`Tool` or `Tool(specifier)`): parsing, validation with
 // messages that name the rule, and which capabilities each tool's rules speak about.
-import { closest, ToolName } from '../../../shared/tools.js';
+import { closest } from '../../../shared/closest.js';
+import { TOOL_NAMES } from '../../../shared/tool-names.js';
+import type { ToolName } from '../../../shared/tools.js';
 import { expandBraces } from '../../../shared/glob.js';
 import type { PolicyDecision, PolicyRules, RuleEntry } from './types.js';
 
 /** The tools a rule may name: cadre's own tools. `Edit` covers Claude Code's other edit tools; `Task` covers `Agent`. */
-export const RULE_TOOLS = ToolName.options;
+export const RULE_TOOLS = TOOL_NAMES;
 /** A tool a rule may name (besides `mcp__...` names). */
 export type RuleTool = ToolName;
 

@@ -2,7 +2,7 @@
 // definition is broken. Registry problems go to stderr as one line each; they never stop the listing.
 import type { Command } from 'commander';
 import type { RegistryResult } from '../../../shared/agent-definition.js';
-import { closest } from '../../../shared/tools.js';
+import { closest } from '../../../shared/closest.js';
 import { loadRegistry } from '../../registry/load-registry.js';
 import { validateAgentPaths } from '../../registry/validate-files.js';
 import { type CliContext, globalOptions } from '../context.js';
