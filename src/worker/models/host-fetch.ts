@@ -5,6 +5,7 @@
 // Response look-alike that the SDK reads like the real one (status, headers, a streaming body).
 import type { Endpoint } from '../../shared/endpoint.js';
 import type { ModelWireIn, ModelWireOut } from '../../shared/model-wire.js';
+import { HostBody } from './host-body.js';
 import { Headers } from './web-headers.js';
 
 /** `fetch` init fields this transport reads, plus a hook called for every body chunk. */
@@ -31,7 +32,7 @@ class HostResponse {
     readonly status: number,
     readonly statusText: string,
     readonly headers: Headers,
-    readonly body: ReadableStream<Uint8Array>,
+    readonly body: HostBody,
   ) {}
 
   get ok(): boolean {
@@ -130,8 +131,7 @@ export function createHostFetch(endpoint: Endpoint): HostFetch {
     const id = request.id;
 
     return new Promise<Response>((resolve, reject) => {
-      let body: ReadableStreamDefaultController<Uint8Array> | undefined;
-      let settled = false;
+      let body: HostBody | undefined;
       const finish = () => {
         inFlight.delete(id);
         signal?.removeEventListener('abort', onAbort);
@@ -139,7 +139,7 @@ export function createHostFetch(endpoint: Endpoint): HostFetch {
       const onAbort = () => {
         finish();
         send({ t: 'abort', id });
-        if (body) body.error(abortError());
+        if (body) body.fail(abortError());
         else reject(abortError());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -147,14 +147,10 @@ export function createHostFetch(endpoint: Endpoint): HostFetch {
         onMessage(message) {
           switch (message.t) {
             case 'head': {
-              if (settled) return;
-              settled = true;
-              const stream = new ReadableStream<Uint8Array>({
-                start: (controller) => void (body = controller),
-                cancel: () => {
-                  finish();
-                  send({ t: 'abort', id });
-                },
+              if (body) return;
+              body = new HostBody(() => {
+                finish();
+                send({ t: 'abort', id });
               });
               resolve(
                 new HostResponse(
@@ -162,22 +158,22 @@ export function createHostFetch(endpoint: Endpoint): HostFetch {
                   message.status,
                   message.statusText,
                   new Headers(message.headers),
-                  stream,
+                  body,
                 ) as unknown as Response,
               );
               return;
             }
             case 'data':
               init.onBytes?.();
-              body?.enqueue(message.chunk);
+              body?.push(message.chunk);
               return;
             case 'end':
               finish();
-              body?.close();
+              body?.end();
               return;
             case 'error':
               finish();
-              if (body) body.error(new TypeError('terminated', { cause: new Error(message.message) }));
+              if (body) body.fail(new TypeError('terminated', { cause: new Error(message.message) }));
               else reject(fetchFailed(message.message, message.code));
               return;
           }
