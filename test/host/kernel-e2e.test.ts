@@ -245,3 +245,25 @@ describe('process isolation, end to end', () => {
     ]);
   });
 });
+
+describe('transcripts that cannot be kept, end to end', () => {
+  it('a run whose transcript cannot be opened ends failed (io_error, naming the file), at once', async () => {
+    h = await startHarness(
+      { talker: () => textReply('never seen') },
+      { talker: { tools: ['Read'] } },
+      {
+        files: {
+          // The transcripts directory would be inside a regular file: opening it fails.
+          blocker: 'not a directory',
+          '.cadre/config.json': JSON.stringify({ transcriptsDir: 'blocker/transcripts' }),
+        },
+      },
+    );
+    const out = await h.runtime.run({ subagent_type: 'talker', prompt: 'hello' });
+    expect(out.status).toBe('failed');
+    expect(out.error).toMatchObject({ code: 'io_error' });
+    expect(out.error?.message).toContain(path.join(h.dir, 'blocker', 'transcripts'));
+    // The runtime goes on: a later run fails the same clear way rather than hanging.
+    expect((await h.runtime.run({ subagent_type: 'talker', prompt: 'again' })).status).toBe('failed');
+  });
+});

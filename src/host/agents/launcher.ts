@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { LoadedAgent } from '../../shared/agent-definition.js';
 import { renderPrompt } from '../../shared/agent-definition.js';
 import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
-import { CadreError, toWire } from '../../shared/errors.js';
+import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
 import { DEFAULT_CAPS, type ExtraToolDef, type WorkerRunSpec } from '../../shared/run-spec.js';
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
@@ -81,14 +81,15 @@ export async function launch(
     agentId = input.resume;
   }
   let cwd: string;
-  let transcript: Awaited<ReturnType<RuntimeCore['openTranscript']>>;
   try {
     cwd = parent ? parent.cwd : input.cwd ? await core.projectDir(input.cwd) : core.cwd;
-    transcript = await core.openTranscript(agentId, input.resume !== undefined);
   } catch (error) {
     if (input.resume) core.releaseResume(input.resume);
     throw error;
   }
+  // The launch does not wait for the file: a transcript that cannot be opened ends the run as
+  // failed (io_error), below, and what it appended meanwhile was only held in memory.
+  const transcript = core.startTranscript(agentId, input.resume !== undefined);
   const depth = parent ? parent.depth + 1 : 0;
   let resolveDone!: (output: TaskOutput) => void;
   const node: RunNode = {
@@ -121,6 +122,7 @@ export async function launch(
   }
   core.running.set(agentId, node);
   if (input.resume) core.releaseResume(input.resume);
+  transcript.ready.catch((error: unknown) => node.cancel.abort(error));
 
   const stamp = { agentId, depth, at: Date.now(), ...(parent ? { parentId: parent.agentId } : {}) };
   const deliver = (event: AgentEvent) => {
@@ -179,7 +181,7 @@ export async function launch(
       started = performance.now();
     } catch (error) {
       const wire = toWire(error);
-      const cancelled = node.cancel.signal.aborted;
+      const cancelled = node.cancel.signal.aborted && !isFault(node.cancel.signal.reason);
       finish({
         status: cancelled ? 'cancelled' : 'failed',
         result: '',
@@ -279,6 +281,11 @@ function buildSpec(
     caps: DEFAULT_CAPS,
     ...(fault ? { fault } : {}),
   };
+}
+
+/** An abort reason that is a fault of the host (the transcript could not be opened), not a cancel. */
+export function isFault(reason: unknown): boolean {
+  return isCadreError(reason) && reason.code === 'io_error';
 }
 
 /** The abort reason of a cancelled run: a `cancelled` error that says who cancelled it. */

@@ -16,7 +16,7 @@ import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
-import { openTranscript, readTranscript, type TranscriptWriter } from '../transcripts/index.js';
+import { readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
 import { delegationHandlers } from './delegation-handlers.js';
 import { cancelReason, type RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
@@ -113,9 +113,9 @@ export class RuntimeCore {
     });
   }
 
-  /** Opens a new run's transcript, or reopens a resumed run's. */
-  openTranscript(agentId: string, resumed: boolean): Promise<TranscriptWriter> {
-    return openTranscript(this.transcriptsDir, agentId, { fresh: !resumed });
+  /** Starts a new run's transcript, or reopens a resumed run's; `ready` says when it is open. */
+  startTranscript(agentId: string, resumed: boolean): TranscriptWriter {
+    return startTranscript(this.transcriptsDir, agentId, { fresh: !resumed });
   }
 
   /** The conversation of a finished run, for resume. Refuses unknown and running runs. */

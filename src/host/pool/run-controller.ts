@@ -3,7 +3,7 @@
 // every way a worker can end — returned, killed, threw, exited, out of memory — onto a status.
 import type { CapabilityName, Capabilities } from '../../shared/capabilities.js';
 import * as z from 'zod';
-import { CadreError, WireError } from '../../shared/errors.js';
+import { CadreError, isCadreError, toWire, WireError } from '../../shared/errors.js';
 import { formatZodError } from '../../shared/zod-format.js';
 import { AgentEvent } from '../../shared/events.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
@@ -19,7 +19,9 @@ export type KillReason =
   | { kind: 'idle' }
   | { kind: 'cancel'; reason: Extract<EndReason, 'user_cancelled' | 'parent_cancelled'> }
   | { kind: 'budget'; message: string }
-  | { kind: 'oom'; usedMb: number };
+  | { kind: 'oom'; usedMb: number }
+  /** The host could not keep the run's record (its transcript would not open): the run fails. */
+  | { kind: 'fault'; error: WireError };
 
 /** What the controller needs from the rest of the host for one run. */
 export interface RunHooks {
@@ -162,7 +164,10 @@ export async function runToEnd(
     'events.emit': emit,
   } as Partial<Capabilities>;
   const onCancel = () => {
-    const why = (cancel?.reason as { details?: { endReason?: unknown } } | undefined)?.details?.endReason;
+    const reason: unknown = cancel?.reason;
+    if (isCadreError(reason) && reason.code === 'io_error')
+      return stop({ kind: 'fault', error: toWire(reason) });
+    const why = (reason as { details?: { endReason?: unknown } } | undefined)?.details?.endReason;
     stop({ kind: 'cancel', reason: why === 'parent_cancelled' ? 'parent_cancelled' : 'user_cancelled' });
   };
   if (cancel?.aborted) {
@@ -300,6 +305,8 @@ function endFor(
       };
     case 'budget':
       return { status: 'budget_exceeded', error: { code: 'budget_exceeded', message: kill.message } };
+    case 'fault':
+      return { status: 'failed', error: kill.error };
     case 'oom':
       return {
         status: 'crashed',

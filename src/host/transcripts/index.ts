@@ -1,5 +1,10 @@
 // The transcripts module's public face: write, read back, find and prune per-run JSONL files.
-export { openTranscript, type OpenTranscriptOptions, type TranscriptWriter } from './writer.js';
+export {
+  openTranscript,
+  startTranscript,
+  type OpenTranscriptOptions,
+  type TranscriptWriter,
+} from './writer.js';
 export { findTranscript, readTranscript, type ReadTranscriptOptions, type TranscriptRead } from './reader.js';
 export { pruneTranscripts, type PruneOptions, type PruneResult } from './prune.js';
 export { closeDanglingToolUses, INTERRUPTED_RESULT } from './resume.js';

@@ -15,6 +15,8 @@ import {
 /** An open transcript. */
 export interface TranscriptWriter {
   readonly path: string;
+  /** Resolves once the file is open; rejects with `io_error` when it cannot be opened. */
+  readonly ready: Promise<void>;
   /** Queues one record (an AgentEvent, usually) as one line. Cheap, synchronous, never throws. */
   append(record: object): void;
   /** Resolves when everything appended so far is written; rejects with `io_error` if a write failed. */
@@ -31,7 +33,7 @@ export interface OpenTranscriptOptions {
   clock?: () => number;
   /**
    * A new run (not a resume): the file is expected not to exist, and creating it is one call to
-   * the OS instead of three (a launch waits for it). An existing file is still appended to.
+   * the OS instead of three. An existing file is still appended to.
    */
   fresh?: boolean;
 }
@@ -79,32 +81,54 @@ export async function openTranscript(
   agentId: string,
   options: OpenTranscriptOptions = {},
 ): Promise<TranscriptWriter> {
+  const writer = startTranscript(dir, agentId, options);
+  await writer.ready;
+  return writer;
+}
+
+/**
+ * As `openTranscript`, but returns at once: lines appended before the file is open wait in memory
+ * and are written, header first, once it is. A launch does not wait for the file system (on a
+ * busy host each call to it costs a trip through libuv's thread pool); `ready` says whether the
+ * file could be opened.
+ */
+export function startTranscript(
+  dir: string,
+  agentId: string,
+  options: OpenTranscriptOptions = {},
+): TranscriptWriter {
   const file = transcriptPath(dir, agentId);
   const clock = options.clock ?? Date.now;
-  let handle: FileHandle;
-  let size = 0;
-  try {
-    const created = options.fresh === true ? await create(dir, file) : undefined;
-    if (created) handle = created;
-    else {
-      await mkdir(dir, { recursive: true });
-      handle = await open(file, 'a+');
-      size = (await handle.stat()).size;
-    }
-  } catch (error) {
-    throw new CadreError('io_error', `cannot open transcript ${file}: ${(error as Error).message}`);
-  }
+  const startedAt = clock();
   const queue: string[] = [];
-  if (size > 0 && !(await endsWithNewline(handle, size))) queue.push('\n');
-  const header = {
-    ...options.header,
-    type: 'header',
-    version: TRANSCRIPT_VERSION,
-    agentId,
-    at: clock(),
-    resumed: size > 0,
-  };
-  queue.push(serialize(header, clock));
+  let handle: FileHandle | undefined;
+  const ready = (async () => {
+    let size = 0;
+    try {
+      const created = options.fresh === true ? await create(dir, file) : undefined;
+      if (created) handle = created;
+      else {
+        await mkdir(dir, { recursive: true });
+        handle = await open(file, 'a+');
+        size = (await handle.stat()).size;
+      }
+      // The header opens the segment, ahead of whatever was appended while the file was opening.
+      const header = {
+        ...options.header,
+        type: 'header',
+        version: TRANSCRIPT_VERSION,
+        agentId,
+        at: startedAt,
+        resumed: size > 0,
+      };
+      queue.unshift(serialize(header, clock));
+      if (size > 0 && !(await endsWithNewline(handle, size))) queue.unshift('\n');
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      handle = undefined;
+      throw new CadreError('io_error', `cannot open transcript ${file}: ${(error as Error).message}`);
+    }
+  })();
 
   let writing: Promise<void> | undefined;
   let failure: CadreError | undefined;
@@ -112,7 +136,14 @@ export async function openTranscript(
   let closing: Promise<void> | undefined;
 
   const drain = async (): Promise<void> => {
-    while (queue.length > 0) {
+    try {
+      await ready;
+    } catch (error) {
+      failure ??= error as CadreError;
+      queue.length = 0;
+      return;
+    }
+    while (queue.length > 0 && handle !== undefined) {
       const chunk = queue.join('');
       queue.length = 0;
       try {
@@ -137,10 +168,13 @@ export async function openTranscript(
     while (writing !== undefined || queue.length > 0) await pump();
     if (failure) throw failure;
   };
+  // Callers that never look at `ready` learn of a failure from flush() and close().
+  ready.catch(() => undefined);
   void pump();
 
   return {
     path: file,
+    ready,
     get closed() {
       return closed;
     },
@@ -156,7 +190,7 @@ export async function openTranscript(
       const line: TranscriptStatusLine = { type: 'status', at: clock(), status: end.status, output };
       queue.push(serialize(line, clock));
       closed = true;
-      closing = flush().finally(() => handle.close());
+      closing = flush().finally(() => handle?.close());
       return closing;
     },
   };

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openTranscript } from '../../../src/host/transcripts/writer.js';
+import { openTranscript, startTranscript } from '../../../src/host/transcripts/writer.js';
 import type { TaskOutput } from '../../../src/shared/task.js';
 
 let dir: string;
@@ -39,6 +39,28 @@ function delta(i: number) {
 }
 
 describe('openTranscript', () => {
+  it('keeps lines appended before the file is open, and writes them after the header', async () => {
+    const t = startTranscript(path.join(dir, 'later'), 'a1', { fresh: true });
+    for (let i = 0; i < 3; i++) t.append(delta(i));
+    await t.ready;
+    t.append(delta(3));
+    await t.close(output);
+    const all = await lines(t.path);
+    expect(all.map((l) => l.type)).toEqual(['header', ...Array(4).fill('text-delta'), 'status']);
+    expect(all.slice(1, 5).map((l) => l.text)).toEqual(['chunk 0', 'chunk 1', 'chunk 2', 'chunk 3']);
+  });
+
+  it('reports a file it cannot open through ready, flush and close, and never throws on append', async () => {
+    const blocker = path.join(dir, 'file');
+    await writeFile(blocker, 'x');
+    const t = startTranscript(path.join(blocker, 'sub'), 'a1', { fresh: true });
+    t.append(delta(1));
+    await expect(t.ready).rejects.toMatchObject({ code: 'io_error' });
+    await expect(t.flush()).rejects.toMatchObject({ code: 'io_error' });
+    t.append(delta(2));
+    await expect(t.close(output)).rejects.toMatchObject({ code: 'io_error' });
+  });
+
   it("creates a fresh run's file in a missing directory, and appends to one that exists", async () => {
     const nested = path.join(dir, 'deep', 'er');
     const first = await openTranscript(nested, 'a1', { fresh: true });
