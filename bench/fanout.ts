@@ -9,10 +9,11 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startFakeAnthropic, systemText, textReply, toolUseReply } from '../test/support/fake-anthropic.js';
+import { startFakeAnthropic, systemText } from '../test/support/fake-anthropic.js';
 // The compiled library, as users import it (bench scripts run after npm run build).
 import { createRuntime } from '../dist/index.js';
 import { runCli } from './support/cli.js';
+import { FANOUT_AGENTS, fanoutResponder } from './support/fanout-script.js';
 import { median, writeResult } from './support/stats.js';
 
 const CALL_MS = 300;
@@ -21,31 +22,8 @@ await mkdir(path.join(root, 'src'), { recursive: true });
 for (let i = 0; i < 20; i++)
   await writeFile(path.join(root, 'src', `m${i}.ts`), `export const v${i} = ${i};\n`);
 
-let n = 1;
-const server = await startFakeAnthropic({
-  latencyMs: CALL_MS,
-  responder: (req) => {
-    const lead = systemText(req.body).startsWith('[lead]');
-    const turn = req.body.messages.filter((m) => m.role === 'assistant').length;
-    if (lead) {
-      return turn === 0
-        ? toolUseReply(
-            Array.from({ length: n }, (_, i) => ({
-              name: 'Task',
-              input: { description: `part ${i}`, prompt: `part ${i}`, subagent_type: 'sub' },
-            })),
-          )
-        : textReply('lead done');
-    }
-    if (turn === 0) return toolUseReply([{ name: 'Glob', input: { pattern: 'src/*.ts' } }]);
-    if (turn === 1) return toolUseReply([{ name: 'Read', input: { file_path: 'src/m1.ts' } }]);
-    return textReply('sub done');
-  },
-});
-const agents = JSON.stringify({
-  lead: { description: 'lead', prompt: '[lead] fan out', tools: ['Task'] },
-  sub: { description: 'sub', prompt: '[sub] work', tools: ['Glob', 'Read'] },
-});
+const server = await startFakeAnthropic({ latencyMs: CALL_MS, responder: fanoutResponder });
+const agents = FANOUT_AGENTS;
 const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
 const IDEAL_MS = 2 * CALL_MS + 3 * CALL_MS;
 
@@ -53,9 +31,8 @@ const IDEAL_MS = 2 * CALL_MS + 3 * CALL_MS;
 const root2 = root;
 const runtime = await createRuntime({ cwd: root2, home: root2, env, agents, concurrency: 32 });
 async function fanout(size: number) {
-  n = size;
   server.clearLog();
-  const out = await runtime.run({ subagent_type: 'lead', prompt: 'go' });
+  const out = await runtime.run({ subagent_type: 'lead', prompt: `go ${size}` });
   const reqs = server.requests;
   const leadFirst = reqs.find((r) => systemText(r.body).startsWith('[lead]'));
   const subFirsts = reqs.filter(
@@ -114,10 +91,13 @@ const warmCpuPerSubagent = median(warmCpu);
 // Part B, the CLI as a fresh process: start to first model request, CPU and peak RSS.
 const cli: Record<string, number>[] = [];
 for (const size of [1, 8, 32]) {
-  n = size;
   server.clearLog();
   const spawnAt = performance.now();
-  const run = await runCli(['run', 'lead', 'go', '--json', '--agents', agents, '--cwd', root], env, root);
+  const run = await runCli(
+    ['run', 'lead', `go ${size}`, '--json', '--agents', agents, '--cwd', root],
+    env,
+    root,
+  );
   const first = server.requests.find((r) => systemText(r.body).startsWith('[lead]'));
   cli.push({
     n: size,
