@@ -1,10 +1,12 @@
 // The race check where /proc's descriptor links do not work (macOS): pin.ts's 'stat' mode, forced on
 // in this thread, must refuse what a swapped directory or file leads to, in the batch read (the I/O
-// thread's code, run here), in fs.read and in fs.write, and let everything unswapped through.
+// thread's code, run here), in fs.read and in fs.write, and let everything unswapped through (the
+// walk's listings included).
 import { mkdir, mkdtemp, readdir, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { globSync } from '../../../src/host/capabilities/fs/glob-walk-sync.js';
 import { forceOpenCheckForTesting, openCheck } from '../../../src/host/capabilities/fs/pin.js';
 import { readBatchSync } from '../../../src/host/capabilities/fs/read-batch-sync.js';
 import { readText } from '../../../src/host/capabilities/fs/read.js';
@@ -94,5 +96,16 @@ describe("the 'stat' mode race check", () => {
     const deep = await resolvePath('sub/a/b/new.txt', project);
     await writeAtomic(deep.real, 'made\n');
     expect((await readText(deep.real)).content).toBe('made\n');
+  });
+
+  it('the walk lists checked directories, follows symlinks inside the project and no others', async () => {
+    await mkdir(path.join(project, 'sub', 'deeper'));
+    await writeFile(path.join(project, 'sub', 'deeper', 'g.txt'), 'g\n');
+    await writeFile(path.join(project, 'sub', '.gitignore'), 'ignored.txt\n');
+    await writeFile(path.join(project, 'sub', 'ignored.txt'), 'i\n');
+    await symlink(path.join(project, 'sub', 'deeper'), path.join(project, 'link'));
+    await symlink(outside, path.join(project, 'out'));
+    const found = globSync(project, '**/*.txt', { projectDir: project, sort: 'path' });
+    expect(found.files).toEqual(['link/g.txt', 'sub/deeper/g.txt', 'sub/f.txt']);
   });
 });

@@ -2,13 +2,22 @@
 // thread, never on the host's event loop: gitignore-aware, it skips `.git`, `node_modules` and
 // `.cadre`, never leaves the allowed roots through a symlink, stops at a cap, and finds files in
 // path order (each directory's entries sorted, a directory as its name plus `/`), so a caller can
-// use them as they come.
-import fs, { constants, type Dirent } from 'node:fs';
+// use them as they come. Each directory is listed through a descriptor checked to be the directory
+// the walk expects (walk-dir-sync.ts), so a symlink swapped in meanwhile is never listed.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { FsGlobResult } from '../../../shared/capabilities.js';
 import { createIgnoreMatcher, isIgnored, type IgnoreMatcher } from '../gitignore.js';
 import { isInside } from '../paths.js';
 import { planGlob, type GlobPlan } from './glob-plan.js';
+import {
+  closeDir,
+  entryPath,
+  listDir,
+  openDirChecked,
+  readIgnoreFile,
+  type OpenedDir,
+} from './walk-dir-sync.js';
 
 /** Default cap on matches. */
 export const DEFAULT_GLOB_LIMIT = 10_000;
@@ -42,14 +51,6 @@ export interface FoundFile {
   real: string;
 }
 
-function listTyped(dir: string): Dirent[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
 function mtimeOf(file: string): number {
   try {
     return fs.statSync(file).mtimeMs;
@@ -74,21 +75,10 @@ function realOf(p: string): string | undefined {
   }
 }
 
-/** Parses an ignore file, if it is a regular file (a FIFO named .gitignore must not park the thread). */
+/** Parses the ignore file at `file` with the rules relative to `base`. */
 function loadIgnore(file: string, base: string): IgnoreMatcher | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    return fs.fstatSync(fd).isFile() ? createIgnoreMatcher(fs.readFileSync(fd, 'utf8'), base) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const text = readIgnoreFile(file);
+  return text === undefined ? undefined : createIgnoreMatcher(text, base);
 }
 
 /** An entry of an absolute, normalised directory (plain concatenation: path.join normalises again). */
@@ -131,14 +121,25 @@ interface Walk {
 
 /**
  * The items of `dir` in path order, or undefined when the entry cap is reached. Sorting a
- * directory as its name plus `/` puts `a-b` before `a/x`, as sorting whole paths does.
+ * directory as its name plus `/` puts `a-b` before `a/x`, as sorting whole paths does. A directory
+ * that is gone or was swapped since its parent was listed has no items.
  */
 function itemsOf(dir: Dir, walk: Walk): Item[] | undefined {
+  const opened = openDirChecked(dir.real);
+  if (!opened) return [];
+  try {
+    return itemsIn(opened, dir, walk);
+  } finally {
+    closeDir(opened);
+  }
+}
+
+function itemsIn(opened: OpenedDir, dir: Dir, walk: Walk): Item[] | undefined {
   const { plan, roots, visited } = walk;
-  const entries = listTyped(dir.abs);
+  const entries = listDir(opened);
   let stack = dir.stack;
   if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
-    const matcher = loadIgnore(path.join(dir.abs, '.gitignore'), dir.ignoreRel);
+    const matcher = loadIgnore(entryPath(opened, '.gitignore'), dir.ignoreRel);
     if (matcher) stack = [...stack, matcher];
   }
   const items: Item[] = [];
@@ -150,11 +151,14 @@ function itemsOf(dir: Dir, walk: Walk): Item[] | undefined {
     let isFile = entry.isFile();
     let childReal: string | undefined;
     if (entry.isSymbolicLink()) {
-      const target = statOf(abs);
+      // Resolved from inside the checked directory; a directory it leads to is checked again when
+      // it is entered (openDirChecked), against the real path found here.
+      const link = entryPath(opened, name);
+      const target = statOf(link);
       if (!target) continue; // dangling
       isDir = target.isDirectory();
       isFile = target.isFile();
-      childReal = realOf(abs);
+      childReal = realOf(link);
       if (!childReal) continue;
       // Never out of the roots, never back into an ancestor (a cycle), never twice.
       if (isDir && (!isInside(childReal, roots) || isInside(dir.real, [childReal]) || visited.has(childReal)))
