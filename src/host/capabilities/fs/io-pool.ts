@@ -175,3 +175,9 @@ export function ioCallIfIdle<T>(job: IoJob, depth = 1): Promise<T> | undefined {
   }
   return best?.call(job) as Promise<T> | undefined;
 }
+
+/** The I/O threads alive, and how many of them have requests under way (for monitoring and tests). */
+export function ioPoolStats(): { threads: number; busy: number } {
+  const live = threads.filter((t): t is IoThread => t !== undefined && !t.dead);
+  return { threads: live.length, busy: live.filter((t) => t.waiting > 0).length };
+}
