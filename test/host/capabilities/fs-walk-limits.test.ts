@@ -1,15 +1,16 @@
 // The walks behind Glob and Grep run on I/O threads every run shares, over trees and .gitignore
 // files a model can write. A walk stops when its run ends (and the thread answers another run at
 // once), at its time budget, and at its work cap with .gitignore rule tests counted; .gitignore
-// files are read and parsed only so far.
+// files are read and parsed only so far; a thread abandoned in a stall hands the requests queued
+// behind it to a new thread.
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { globRead } from '../../../src/host/capabilities/fs/glob-read.js';
 import { glob } from '../../../src/host/capabilities/fs/glob.js';
-import { ioPoolStats } from '../../../src/host/capabilities/fs/io-pool.js';
+import { ioPoolStats, setIoStallMsForTesting } from '../../../src/host/capabilities/fs/io-pool.js';
 import type { JudgeContext } from '../../../src/host/capabilities/fs/judge-read-sync.js';
 import { judgeReadMany } from '../../../src/host/capabilities/fs/read-many.js';
 
@@ -50,6 +51,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(base, { recursive: true, force: true });
+});
+afterEach(() => {
+  setIoStallMsForTesting(undefined);
 });
 
 /** Waits until `check` holds (polling), failing after `ms`. */
@@ -152,5 +156,23 @@ describe('a .gitignore', () => {
     expect(result.notices).toEqual([
       expect.stringMatching(/\.gitignore has over 10000 rules; 2 of them were not used/),
     ]);
+  });
+});
+
+describe('an I/O thread abandoned in a stall', () => {
+  it('fails the request it is stuck in and hands the ones queued behind it to a new thread', async () => {
+    setIoStallMsForTesting(400);
+    // A walk with no budget and no parts to post looks stuck; fill both threads with one each.
+    const first = glob(hostile, '**/*', unbounded());
+    await until(() => ioPoolStats().busy === 1, 5000);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const second = glob(hostile, '**/*', unbounded());
+    await until(() => ioPoolStats().busy === 2, 5000);
+    // Another run's read, queued behind one of them.
+    const queued = judgeReadMany(['a.txt'], ctxOf(victim));
+    await expect(first).rejects.toMatchObject({ code: 'io_error' });
+    await expect(second).rejects.toMatchObject({ code: 'io_error' });
+    const read = await queued;
+    expect(read.result.files.map((f) => f.content)).toEqual(['hello\n']);
   });
 });
