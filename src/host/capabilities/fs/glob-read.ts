@@ -2,7 +2,8 @@
 // in batches as it finds them, and each batch is judged by the policy and read (judge-read-sync.ts)
 // on whichever I/O thread is idle, while the walk goes on. The paths never travel to the agent's
 // worker and back, nor are they resolved twice. This side, on the host's event loop, only hands
-// batches out and puts the answers together, in path order, within the call's byte budget. When
+// batches out and puts the answers together, in path order, within the call's byte budget: the
+// batches in flight share what is left of it, so one call reads little more than it returns. When
 // the run ends the call gives up at once and the walk stops at its next check (walk-limits.ts).
 import { READ_MANY_BUDGET_BYTES, type FsReadManyResult } from '../../../shared/capabilities.js';
 import { CadreError } from '../../../shared/errors.js';
@@ -27,6 +28,8 @@ export interface GlobReadResult {
   found: number;
   /** Of those judged, how many the policy allowed. */
   allowed: number;
+  /** Bytes the I/O threads read for the call: a little more than the result holds at most. */
+  bytesRead: number;
 }
 
 /** Options of `globRead`. */
@@ -44,6 +47,23 @@ interface Part {
   found: FoundBatch;
   answer?: JudgedBatch;
   sent: boolean;
+}
+
+/**
+ * Splits `part`, whose answer stopped at its share of the budget while budget is left, into the
+ * files it handled and the rest (returned, to be sent again); the rest will be judged again.
+ */
+function splitAtCut(part: Part, answer: JudgedBatch, cutAt: number): Part {
+  const { paths, reals } = part.found;
+  part.found = { paths: paths.slice(0, cutAt), reals: reals.slice(0, cutAt) };
+  part.answer = {
+    ...answer,
+    skipped: answer.skipped.filter((s) => s.index < cutAt),
+    deferred: [],
+    // Every allowed file past the cut was deferred.
+    allowed: answer.allowed - answer.deferred.length,
+  };
+  return { found: { paths: paths.slice(cutAt), reals: reals.slice(cutAt) }, sent: false };
 }
 
 /**
@@ -126,6 +146,8 @@ export function globRead(
   let unsent = 0;
   let inFlight = 0;
   let readBytes = 0;
+  /** Budget handed to the batches in flight. */
+  let reserved = 0;
   let walked = false;
   let end: WalkEnd | undefined;
   let failure: unknown;
@@ -169,7 +191,7 @@ export function globRead(
         result.truncated = end?.truncated ?? false;
         if (end && end.notices.length > 0) result.notices = end.notices;
         const found = parts.reduce((n, p) => n + p.found.paths.length, 0);
-        resolve({ result, found, allowed });
+        resolve({ result, found, allowed, bytesRead: readBytes });
       } catch (error) {
         reject(error);
       }
@@ -178,21 +200,30 @@ export function globRead(
     // handed out), none behind the walk; always one going.
     const pump = () => {
       try {
-        while (!settled && hasUnsent() && readBytes < budget && inFlight < IN_FLIGHT) {
+        while (!settled && hasUnsent() && readBytes + reserved < budget && inFlight < IN_FLIGHT) {
           const part = parts[unsent] as Part;
-          // Each batch gets what is left of the budget: two at once hold no more than twice that.
-          const left = Math.max(1, budget - readBytes);
-          const job = { kind: 'judgeReadFound' as const, found: part.found, ctx, maxBytes, budget: left };
+          // Each batch gets its share of what is left, so those in flight read no more than the
+          // budget together (and one file each at least).
+          const share = Math.max(1, Math.floor((budget - readBytes - reserved) / (IN_FLIGHT - inFlight)));
+          const job = { kind: 'judgeReadFound' as const, found: part.found, ctx, maxBytes, budget: share };
           const call =
             inFlight === 0 ? ioCall<JudgedBatch>(job) : ioCallIfIdle<JudgedBatch>(job, QUEUED_PER_THREAD);
           if (!call) break;
           part.sent = true;
           inFlight++;
+          reserved += share;
           void call
             .then(
               (answer) => {
                 part.answer = answer;
                 readBytes += answer.bytes.length;
+                const cutAt = answer.deferred[0];
+                // Stopped at its share while the budget is not spent: the rest goes out again.
+                if (cutAt !== undefined && readBytes < budget) {
+                  const at = parts.indexOf(part) + 1;
+                  parts.splice(at, 0, splitAtCut(part, answer, cutAt));
+                  unsent = Math.min(unsent, at);
+                }
               },
               (error: unknown) => {
                 failure ??= error;
@@ -200,6 +231,7 @@ export function globRead(
             )
             .finally(() => {
               inFlight--;
+              reserved -= share;
               pump();
             });
         }
