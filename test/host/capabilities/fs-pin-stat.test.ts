@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { globSync } from '../../../src/host/capabilities/fs/glob-walk-sync.js';
 import { forceOpenCheckForTesting, openCheck } from '../../../src/host/capabilities/fs/pin.js';
 import { readBatchSync } from '../../../src/host/capabilities/fs/read-batch-sync.js';
+import { list } from '../../../src/host/capabilities/fs/list.js';
 import { readText } from '../../../src/host/capabilities/fs/read.js';
 import { writeAtomic } from '../../../src/host/capabilities/fs/write.js';
 import { resolvePath } from '../../../src/host/capabilities/paths.js';
@@ -74,6 +75,14 @@ describe("the 'stat' mode race check", () => {
   it('a read refuses what a swapped directory leads to', async () => {
     const real = await checkedThenSwapped('sub/f.txt');
     await expect(readText(real)).rejects.toMatchObject({ code: 'permission_denied', message: RACED });
+  });
+
+  it('a listing refuses a directory swapped after the check, and lists it unswapped', async () => {
+    const checked = await resolvePath('sub', project);
+    expect((await list(checked.real)).entries.map((e) => e.name)).toEqual(['f.txt']);
+    await writeFile(path.join(outside, 'OTHER-NAME.txt'), 'x\n');
+    const real = await checkedThenSwapped('sub');
+    await expect(list(real)).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
   it('a write refuses, and nothing lands outside', async () => {
