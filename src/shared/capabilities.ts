@@ -55,6 +55,8 @@ export interface FsReadManyResult {
   /** With `glob`: more files matched than its `limit`; only the first `limit` were taken. */
   truncated?: boolean;
   skipped: { path: string; reason: string }[];
+  /** With `glob`: what the walk wants said (a .gitignore too big to use whole, a walk out of time). */
+  notices?: string[];
   /**
    * Paths not read this time because the call's byte budget (READ_MANY_BUDGET_BYTES) was spent:
    * the tail of the request, in order. Ask for them again.
@@ -76,6 +78,8 @@ export interface FsGlobResult {
   root: string;
   files: string[];
   truncated: boolean;
+  /** What the walk wants said (a .gitignore too big to use whole, a walk out of time). */
+  notices?: string[];
 }
 /** Stat a path. */
 export interface FsStatRequest {

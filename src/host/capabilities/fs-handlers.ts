@@ -205,12 +205,17 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         { capability: 'fs.glob', path: target, pattern: req.pattern },
         `glob ${req.pattern}`,
       );
-      const value = await glob(target.real, req.pattern, {
-        projectDir: ctx.projectDir,
-        roots,
-        ...(req.limit ? { limit: req.limit } : {}),
-        ...(req.sort ? { sort: req.sort } : {}),
-      });
+      const value = await glob(
+        target.real,
+        req.pattern,
+        {
+          projectDir: ctx.projectDir,
+          roots,
+          ...(req.limit ? { limit: req.limit } : {}),
+          ...(req.sort ? { sort: req.sort } : {}),
+        },
+        ctx.signal,
+      );
       return { value, reason };
     });
   const statHandler: Handler<'fs.stat'> = (raw) =>

@@ -26,12 +26,13 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
     path === undefined ? { pattern, limit: GLOB_RESULT_LIMIT } : { pattern, path, limit: GLOB_RESULT_LIMIT },
   );
   if (!envelope.ok) return capabilityFailure(envelope.error);
-  const { files, truncated } = envelope.value;
-  if (files.length === 0) return toolText('No files found');
+  const { files, truncated, notices = [] } = envelope.value;
+  const said = notices.map((n) => `\n(${n})`).join('');
+  if (files.length === 0) return toolText(`No files found${said}`);
   const notice = truncated
     ? `\n(Results are truncated to the first ${files.length}. Use a more specific path or pattern.)`
     : '';
-  return toolText(files.join('\n') + notice);
+  return toolText(files.join('\n') + notice + said);
 }
 
 /** The Glob tool. */

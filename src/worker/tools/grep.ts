@@ -24,7 +24,14 @@ const MAX_SKIP_REASONS = 5;
 type GrepArgs = z.infer<typeof GrepInput>;
 /** The first batch read (with its files' contents), and the files left to read by name. */
 type Candidates =
-  | { ok: true; first: FsReadManyResult | undefined; files: string[]; truncated: boolean }
+  | {
+      ok: true;
+      first: FsReadManyResult | undefined;
+      files: string[];
+      truncated: boolean;
+      /** What the host's walk said (a .gitignore too big to use whole, a walk out of time). */
+      notices: string[];
+    }
   | { ok: false; result: ToolResult };
 
 const DESCRIPTION = `A powerful search tool modelled on ripgrep.
@@ -57,7 +64,8 @@ async function listCandidates(
       return { ok: false, result: toolError(`not_found: path ${path} does not exist.`) };
     }
     // An explicitly named file is searched whatever glob and type say, as ripgrep does.
-    if (stat.value.type === 'file') return { ok: true, first: undefined, files: [path], truncated: false };
+    if (stat.value.type === 'file')
+      return { ok: true, first: undefined, files: [path], truncated: false, notices: [] };
   }
   const pattern = glob !== undefined ? recursiveGlob(glob) : typeGlobs ? typeSearchGlob(typeGlobs) : '**/*';
   const limit = ctx.limits.maxGrepFiles;
@@ -71,7 +79,13 @@ async function listCandidates(
   if (!first.ok) return { ok: false, result: capabilityFailure(first.error) };
   const rest = first.value.deferred ?? [];
   const files = typeGlobs ? rest.filter((f) => matchesType(f, typeGlobs)) : rest;
-  return { ok: true, first: first.value, files, truncated: first.value.truncated ?? false };
+  return {
+    ok: true,
+    first: first.value,
+    files,
+    truncated: first.value.truncated ?? false,
+    notices: first.value.notices ?? [],
+  };
 }
 
 async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
@@ -191,6 +205,7 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       `[search stopped at the cap of ${ctx.limits.maxGrepMatches} results; narrow the pattern, path or glob]`,
     );
   }
+  for (const notice of candidates.notices) notices.push(`[${notice}]`);
   if (candidates.truncated) {
     notices.push(`[only the first ${ctx.limits.maxGrepFiles} files were searched; narrow the path or glob]`);
   }

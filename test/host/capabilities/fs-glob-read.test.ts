@@ -96,6 +96,48 @@ describe('globRead', () => {
     expect([...read, ...(result.deferred ?? [])]).toEqual(all);
   });
 
+  it('reads little more than its byte budget, however many batches are in flight', async () => {
+    // 1,024 files of 64 KiB in four walk batches of 16 MiB each, under a 4 MiB budget.
+    const big = 'x'.repeat(64 * 1024 - 1) + '\n';
+    await Promise.all(
+      Array.from({ length: 4 * WALK_BATCH_FILES }, (_, i) =>
+        put(`big/b${String(i).padStart(4, '0')}.txt`, big),
+      ),
+    );
+    const budget = 4 * 1024 * 1024;
+    const { result, bytesRead } = await globRead(project, 'big/*', walk(), ctx, { budget, packed: true });
+    const kept = result.packed?.bytes.length ?? 0;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThanOrEqual(budget + big.length);
+    // Each batch in flight (four at most) may pass its share by one file.
+    expect(bytesRead).toBeLessThanOrEqual(budget + 4 * big.length);
+    const all = Array.from(
+      { length: 4 * WALK_BATCH_FILES },
+      (_, i) => `big/b${String(i).padStart(4, '0')}.txt`,
+    );
+    expect([...(result.packed?.paths ?? []), ...(result.deferred ?? [])]).toEqual(all);
+    await rm(path.join(project, 'big'), { recursive: true });
+  });
+
+  it('sends again what a batch left at its share while budget is left, so the call still fills it', async () => {
+    // One walk batch of 16 KiB files (4 MiB) and two of tiny ones, under an 8 MiB budget: the first
+    // batch's share is smaller than its files, but the whole search fits.
+    const mid = 'y'.repeat(16 * 1024 - 1) + '\n';
+    const names = Array.from(
+      { length: 3 * WALK_BATCH_FILES },
+      (_, i) => `mixed/m${String(i).padStart(4, '0')}.txt`,
+    );
+    await Promise.all(names.map((name, i) => put(name, i < WALK_BATCH_FILES ? mid : 'tiny\n')));
+    const { result, bytesRead } = await globRead(project, 'mixed/*', walk(), ctx, {
+      budget: 8 * 1024 * 1024,
+      packed: true,
+    });
+    expect(result.deferred).toBeUndefined();
+    expect(result.packed?.paths).toEqual(names);
+    expect(bytesRead).toBe(result.packed?.bytes.length);
+    await rm(path.join(project, 'mixed'), { recursive: true });
+  });
+
   it('says when the walk stopped at its limit, and refuses a bad pattern', async () => {
     const { result } = await globRead(project, 'many/*', { ...walk(), limit: 10 }, ctx);
     expect(result.files.map((f) => f.path)).toEqual(

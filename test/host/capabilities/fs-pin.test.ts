@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMany } from '../../../src/host/capabilities/fs/read-many.js';
+import { list } from '../../../src/host/capabilities/fs/list.js';
 import { readText } from '../../../src/host/capabilities/fs/read.js';
 import { writeAtomic } from '../../../src/host/capabilities/fs/write.js';
 import { resolvePath } from '../../../src/host/capabilities/paths.js';
@@ -66,6 +67,14 @@ describe('check-then-use window', () => {
     expect(result.files.map((f) => f.content)).toEqual(['fine\n']);
     expect(result.skipped).toHaveLength(2);
     expect(JSON.stringify(result)).not.toMatch(/SECRET/);
+  });
+
+  it('a listing refuses a directory swapped after the check, and lists it unswapped', async () => {
+    const checked = await resolvePath('sub', project);
+    expect((await list(checked.real)).entries.map((e) => e.name)).toEqual(['f.txt']);
+    await writeFile(path.join(outside, 'OTHER-NAME.txt'), 'x\n');
+    const real = await checkedThenSwapped('sub');
+    await expect(list(real)).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
   it('a write refuses, and nothing lands outside', async () => {

@@ -29,6 +29,8 @@ export class FakeProject {
   readonly files = new Map<string, FakeFile>();
   readonly calls: { name: CapabilityName; request: unknown }[] = [];
   readonly denials = new Map<CapabilityName, WireError>();
+  /** What the host's walk says with each fs.glob and fs.readMany {glob} answer. */
+  walkNotices: string[] = [];
   exec: (req: ExecRunRequest) => ExecRunResult = () => {
     throw new Error('exec not scripted');
   };
@@ -72,7 +74,8 @@ export class FakeProject {
       .sort((a, b) => (req.sort === 'path' ? (a[0] < b[0] ? -1 : 1) : b[1].mtimeMs - a[1].mtimeMs))
       .map(([k]) => k);
     const limit = req.limit ?? Infinity;
-    return { root: base, files: matches.slice(0, limit), truncated: matches.length > limit };
+    const notices = this.walkNotices.length > 0 ? { notices: this.walkNotices } : {};
+    return { root: base, files: matches.slice(0, limit), truncated: matches.length > limit, ...notices };
   }
 
   /** The grant: every fs capability and exec.run, each logging its call and honouring denials. */
@@ -127,7 +130,12 @@ export class FakeProject {
             else if (file.content.includes('\0')) skipped.push({ path, reason: 'binary file' });
             else files.push({ path, content: file.content, mtimeMs: file.mtimeMs });
           }
-          return listed?.truncated ? { files, skipped, truncated: true } : { files, skipped };
+          return {
+            files,
+            skipped,
+            ...(listed?.truncated ? { truncated: true } : {}),
+            ...(listed?.notices ? { notices: listed.notices } : {}),
+          };
         }),
       'fs.glob': (req) => guard('fs.glob', req, () => this.glob(req)),
       'fs.stat': (req) => guard('fs.stat', req, () => this.stat(req.path)),

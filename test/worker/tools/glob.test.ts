@@ -38,4 +38,15 @@ describe('Glob', () => {
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(/^invalid_input: Glob input: pattern: /);
   });
+
+  it("passes on what the host's walk said", async () => {
+    const project = new FakeProject({ 'a.ts': '' });
+    project.walkNotices = ['.gitignore has over 10000 rules; 5 of them were not used'];
+    expect((await globTool.run({ pattern: '*.ts' }, project.context())).content).toBe(
+      'a.ts\n(.gitignore has over 10000 rules; 5 of them were not used)',
+    );
+    expect((await globTool.run({ pattern: '*.rs' }, project.context())).content).toBe(
+      'No files found\n(.gitignore has over 10000 rules; 5 of them were not used)',
+    );
+  });
 });

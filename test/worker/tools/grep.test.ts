@@ -26,6 +26,16 @@ describe('Grep', () => {
     expect(result).toEqual({ content: 'Found 3 files\nlib/util.py\nsrc/foo.ts\nsrc/app.ts', isError: false });
   });
 
+  it("passes on what the host's walk said", async () => {
+    const p = project();
+    p.walkNotices = ['the walk stopped after 10 s with what it had found; narrow the path or pattern'];
+    const result = await grepTool.run({ pattern: 'foo' }, p.context());
+    expect(result.content).toBe(
+      'Found 3 files\nlib/util.py\nsrc/foo.ts\nsrc/app.ts\n' +
+        '[the walk stopped after 10 s with what it had found; narrow the path or pattern]',
+    );
+  });
+
   it('shows path:line:text in content mode (in path order), and path:text with -n false', async () => {
     const p = project();
     const numbered = await grepTool.run({ pattern: 'foo\\(', output_mode: 'content' }, p.context());

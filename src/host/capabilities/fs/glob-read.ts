@@ -2,19 +2,24 @@
 // in batches as it finds them, and each batch is judged by the policy and read (judge-read-sync.ts)
 // on whichever I/O thread is idle, while the walk goes on. The paths never travel to the agent's
 // worker and back, nor are they resolved twice. This side, on the host's event loop, only hands
-// batches out and puts the answers together, in path order, within the call's byte budget.
+// batches out and puts the answers together, in path order, within the call's byte budget: the
+// batches in flight share what is left of it, so one call reads little more than it returns. When
+// the run ends the call gives up at once and the walk stops at its next check (walk-limits.ts).
 import { READ_MANY_BUDGET_BYTES, type FsReadManyResult } from '../../../shared/capabilities.js';
 import { CadreError } from '../../../shared/errors.js';
 import type { GlobWalkOptions } from './glob-walk-sync.js';
 import { IO_THREADS, ioCall, ioCallIfIdle, ioStream } from './io-pool.js';
-import type { FoundBatch } from './io-thread.js';
+import type { FoundBatch, WalkEnd } from './io-thread.js';
 import type { JudgeContext, JudgedBatch } from './judge-read-sync.js';
 import { DEFAULT_MAX_BYTES_PER_FILE, shape, type ReadPart } from './read-many.js';
+import { cancelSwitch } from './walk-limits.js';
 
 /** Files per batch handed from the walk to the reads: a few milliseconds of reading each. */
 export const WALK_BATCH_FILES = 256;
 /** Batches given to one I/O thread at once. */
 const QUEUED_PER_THREAD = 2;
+/** Batches in flight at once. */
+const IN_FLIGHT = IO_THREADS * QUEUED_PER_THREAD;
 
 /** What `globRead` returns: the capability's result, and counts for the audit log. */
 export interface GlobReadResult {
@@ -23,6 +28,8 @@ export interface GlobReadResult {
   found: number;
   /** Of those judged, how many the policy allowed. */
   allowed: number;
+  /** Bytes the I/O threads read for the call: a little more than the result holds at most. */
+  bytesRead: number;
 }
 
 /** Options of `globRead`. */
@@ -31,8 +38,32 @@ export interface GlobReadOptions {
   /** Bytes of content in the result at most (one file always); the rest comes back `deferred`. */
   budget?: number;
   packed?: boolean;
-  /** Stops handing out batches (and rejects with `cancelled`) once aborted: the run has ended. */
+  /** Once aborted (the run has ended), rejects with `cancelled` at once and stops the walk. */
   signal?: AbortSignal;
+}
+
+/** Files the walk found, and the answer of the batch read that judged and read them. */
+interface Part {
+  found: FoundBatch;
+  answer?: JudgedBatch;
+  sent: boolean;
+}
+
+/**
+ * Splits `part`, whose answer stopped at its share of the budget while budget is left, into the
+ * files it handled and the rest (returned, to be sent again); the rest will be judged again.
+ */
+function splitAtCut(part: Part, answer: JudgedBatch, cutAt: number): Part {
+  const { paths, reals } = part.found;
+  part.found = { paths: paths.slice(0, cutAt), reals: reals.slice(0, cutAt) };
+  part.answer = {
+    ...answer,
+    skipped: answer.skipped.filter((s) => s.index < cutAt),
+    deferred: [],
+    // Every allowed file past the cut was deferred.
+    allowed: answer.allowed - answer.deferred.length,
+  };
+  return { found: { paths: paths.slice(cutAt), reals: reals.slice(cutAt) }, sent: false };
 }
 
 /**
@@ -105,36 +136,62 @@ export function globRead(
   ctx: JudgeContext,
   options: GlobReadOptions = {},
 ): Promise<GlobReadResult> {
+  const { signal } = options;
+  const cancelled = () => new CadreError('cancelled', 'the run ended during the search');
+  if (signal?.aborted) return Promise.reject(cancelled());
   const maxBytes = options.maxBytesPerFile ?? DEFAULT_MAX_BYTES_PER_FILE;
   const budget = options.budget ?? READ_MANY_BUDGET_BYTES;
-  const batches: FoundBatch[] = [];
-  const answers: (JudgedBatch | undefined)[] = [];
-  let dispatched = 0;
+  const parts: Part[] = [];
+  /** Parts before this one are all sent. */
+  let unsent = 0;
   let inFlight = 0;
   let readBytes = 0;
+  /** Budget handed to the batches in flight. */
+  let reserved = 0;
   let walked = false;
-  let truncated = false;
+  let end: WalkEnd | undefined;
   let failure: unknown;
   let settled = false;
+  const stop = cancelSwitch(signal);
 
   return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      failure ??= cancelled();
+      settle();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = () => {
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      stop.dispose();
+    };
+    const hasUnsent = () => {
+      while (parts[unsent]?.sent) unsent++;
+      return unsent < parts.length;
+    };
     const settle = () => {
       if (settled) return;
-      if (failure === undefined && options.signal?.aborted)
-        failure = new CadreError('cancelled', 'the run ended during the search');
       if (failure !== undefined) {
-        settled = true;
+        // The walk is no longer wanted: it stops at its next check.
+        stop.set();
+        finish();
         reject(failure);
         return;
       }
-      if (!walked || inFlight > 0 || (dispatched < batches.length && readBytes < budget)) return;
-      settled = true;
+      if (!walked || inFlight > 0 || (hasUnsent() && readBytes < budget)) return;
+      finish();
       try {
-        const { part, labels, deferred, allowed } = assemble(batches, answers, budget);
+        const { part, labels, deferred, allowed } = assemble(
+          parts.map((p) => p.found),
+          parts.map((p) => p.answer),
+          budget,
+        );
         const result = shape(part, labels, options.packed ?? false);
         if (deferred.length > 0) result.deferred = deferred;
-        result.truncated = truncated;
-        resolve({ result, found: batches.reduce((n, b) => n + b.paths.length, 0), allowed });
+        result.truncated = end?.truncated ?? false;
+        if (end && end.notices.length > 0) result.notices = end.notices;
+        const found = parts.reduce((n, p) => n + p.found.paths.length, 0);
+        resolve({ result, found, allowed, bytesRead: readBytes });
       } catch (error) {
         reject(error);
       }
@@ -143,33 +200,30 @@ export function globRead(
     // handed out), none behind the walk; always one going.
     const pump = () => {
       try {
-        while (
-          !settled &&
-          !options.signal?.aborted &&
-          dispatched < batches.length &&
-          readBytes < budget &&
-          inFlight < IO_THREADS * QUEUED_PER_THREAD
-        ) {
-          const k = dispatched;
-          // Each batch gets what is left of the budget: two at once hold no more than twice that.
-          const left = Math.max(1, budget - readBytes);
-          const job = {
-            kind: 'judgeReadFound' as const,
-            found: batches[k] as FoundBatch,
-            ctx,
-            maxBytes,
-            budget: left,
-          };
+        while (!settled && hasUnsent() && readBytes + reserved < budget && inFlight < IN_FLIGHT) {
+          const part = parts[unsent] as Part;
+          // Each batch gets its share of what is left, so those in flight read no more than the
+          // budget together (and one file each at least).
+          const share = Math.max(1, Math.floor((budget - readBytes - reserved) / (IN_FLIGHT - inFlight)));
+          const job = { kind: 'judgeReadFound' as const, found: part.found, ctx, maxBytes, budget: share };
           const call =
             inFlight === 0 ? ioCall<JudgedBatch>(job) : ioCallIfIdle<JudgedBatch>(job, QUEUED_PER_THREAD);
           if (!call) break;
-          dispatched++;
+          part.sent = true;
           inFlight++;
+          reserved += share;
           void call
             .then(
               (answer) => {
-                answers[k] = answer;
+                part.answer = answer;
                 readBytes += answer.bytes.length;
+                const cutAt = answer.deferred[0];
+                // Stopped at its share while the budget is not spent: the rest goes out again.
+                if (cutAt !== undefined && readBytes < budget) {
+                  const at = parts.indexOf(part) + 1;
+                  parts.splice(at, 0, splitAtCut(part, answer, cutAt));
+                  unsent = Math.min(unsent, at);
+                }
               },
               (error: unknown) => {
                 failure ??= error;
@@ -177,6 +231,7 @@ export function globRead(
             )
             .finally(() => {
               inFlight--;
+              reserved -= share;
               pump();
             });
         }
@@ -186,16 +241,23 @@ export function globRead(
       }
       settle();
     };
-    ioStream<FoundBatch & { truncated: boolean }, FoundBatch>(
-      { kind: 'globStream', rootReal, pattern, options: { ...walk }, batch: WALK_BATCH_FILES },
+    ioStream<WalkEnd, FoundBatch>(
+      {
+        kind: 'globStream',
+        rootReal,
+        pattern,
+        options: { ...walk, cancel: stop.flag },
+        batch: WALK_BATCH_FILES,
+      },
       (found) => {
-        batches.push(found);
+        parts.push({ found, sent: false });
         pump();
       },
     ).then(
       (last) => {
-        if (last.paths.length > 0) batches.push({ paths: last.paths, reals: last.reals });
-        truncated = last.truncated;
+        if (last.paths.length > 0)
+          parts.push({ found: { paths: last.paths, reals: last.reals }, sent: false });
+        end = last;
         walked = true;
         pump();
       },

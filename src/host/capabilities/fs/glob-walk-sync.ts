@@ -2,17 +2,25 @@
 // thread, never on the host's event loop: gitignore-aware, it skips `.git`, `node_modules` and
 // `.cadre`, never leaves the allowed roots through a symlink, stops at a cap, and finds files in
 // path order (each directory's entries sorted, a directory as its name plus `/`), so a caller can
-// use them as they come.
-import fs, { constants, type Dirent } from 'node:fs';
+// use them as they come. Each directory is listed through a descriptor checked to be the directory
+// the walk expects (walk-dir-sync.ts), so a symlink swapped in meanwhile is never listed. The walk
+// runs on a thread other runs share: it stops when its run ends (a flag in shared memory), after a
+// time budget, and after a bounded amount of work, counting the .gitignore rules a model may write.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { FsGlobResult } from '../../../shared/capabilities.js';
-import { createIgnoreMatcher, isIgnored, type IgnoreMatcher } from '../gitignore.js';
+import { isIgnored, type IgnoreMatcher } from '../gitignore.js';
 import { isInside } from '../paths.js';
 import { planGlob, type GlobPlan } from './glob-plan.js';
+import { closeDir, entryPath, listDir, loadIgnore, openDirChecked, type OpenedDir } from './walk-dir-sync.js';
+import { WALK_TIME_BUDGET_MS, WalkLimits } from './walk-limits.js';
 
 /** Default cap on matches. */
 export const DEFAULT_GLOB_LIMIT = 10_000;
-/** Cap on directory entries looked at, so `**` over a huge tree still ends in bounded time. */
+/**
+ * Cap on the walk's work, so `**` over a huge tree still ends in bounded time: entries looked at,
+ * ignore rules parsed and (weighed) ignore rule tests (walk-limits.ts).
+ */
 export const DEFAULT_GLOB_SCAN_LIMIT = 1_000_000;
 /** Directories never walked unless the pattern names them. */
 // .cadre holds transcripts and the audit log: other runs' conversations are not search material.
@@ -30,6 +38,19 @@ export interface GlobWalkOptions {
   scanLimit?: number;
   /** `mtime` (default): newest first. `path`: path order, with no stat per match. */
   sort?: 'mtime' | 'path';
+  /** A stop flag shared with the event loop (walk-limits.ts): once set, the walk throws `cancelled`. */
+  cancel?: Int32Array;
+  /** The walk stops with what it found after this long (default `WALK_TIME_BUDGET_MS`). */
+  timeBudgetMs?: number;
+}
+
+/** How a walk ended: where its results are relative to, whether it was cut short, and why. */
+export interface WalkOutcome {
+  root: string;
+  /** The match cap, the work cap or the time budget stopped the walk. */
+  truncated: boolean;
+  /** What the caller should be told: a capped .gitignore, a walk stopped by its time budget. */
+  notices: string[];
 }
 
 /** A file the walk found. */
@@ -40,14 +61,6 @@ export interface FoundFile {
   abs: string;
   /** Where it really is: every symlink followed. */
   real: string;
-}
-
-function listTyped(dir: string): Dirent[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
 }
 
 function mtimeOf(file: string): number {
@@ -71,23 +84,6 @@ function realOf(p: string): string | undefined {
     return fs.realpathSync.native(p);
   } catch {
     return undefined;
-  }
-}
-
-/** Parses an ignore file, if it is a regular file (a FIFO named .gitignore must not park the thread). */
-function loadIgnore(file: string, base: string): IgnoreMatcher | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    return fs.fstatSync(fd).isFile() ? createIgnoreMatcher(fs.readFileSync(fd, 'utf8'), base) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
@@ -119,42 +115,59 @@ interface Frame {
   next: number;
 }
 
-/** The walk's fixed facts: the plan, the caps, where results are relative to. */
+/** The walk's fixed facts: the plan, the roots, where results are relative to, its limits. */
 interface Walk {
   plan: GlobPlan;
   roots: string[];
-  scanLimit: number;
-  scanned: number;
   visited: Set<string>;
   display: (abs: string) => string;
+  limits: WalkLimits;
 }
 
 /**
- * The items of `dir` in path order, or undefined when the entry cap is reached. Sorting a
- * directory as its name plus `/` puts `a-b` before `a/x`, as sorting whole paths does.
+ * The items of `dir` in path order, or undefined when the walk must stop. Sorting a directory as
+ * its name plus `/` puts `a-b` before `a/x`, as sorting whole paths does. A directory that is gone
+ * or was swapped since its parent was listed has no items.
  */
 function itemsOf(dir: Dir, walk: Walk): Item[] | undefined {
-  const { plan, roots, visited } = walk;
-  const entries = listTyped(dir.abs);
+  if (!walk.limits.canGoOn()) return undefined;
+  const opened = openDirChecked(dir.real);
+  if (!opened) return [];
+  try {
+    return itemsIn(opened, dir, walk);
+  } finally {
+    closeDir(opened);
+  }
+}
+
+function itemsIn(opened: OpenedDir, dir: Dir, walk: Walk): Item[] | undefined {
+  const { plan, roots, visited, limits } = walk;
+  const entries = listDir(opened);
   let stack = dir.stack;
   if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
-    const matcher = loadIgnore(path.join(dir.abs, '.gitignore'), dir.ignoreRel);
+    const label = join(walk.display(dir.abs) === '.' ? '' : walk.display(dir.abs), '.gitignore');
+    const matcher = loadIgnore(entryPath(opened, '.gitignore'), dir.ignoreRel, label, limits);
     if (matcher) stack = [...stack, matcher];
   }
   const items: Item[] = [];
   for (const entry of entries) {
-    if (++walk.scanned > walk.scanLimit) return undefined;
+    // At every entry: one entry's rule tests can cost as much as thousands of entries.
+    limits.scanned++;
+    if (!limits.canGoOn()) return undefined;
     const name = entry.name;
     const abs = under(dir.abs, name);
     let isDir = entry.isDirectory();
     let isFile = entry.isFile();
     let childReal: string | undefined;
     if (entry.isSymbolicLink()) {
-      const target = statOf(abs);
+      // Resolved from inside the checked directory; a directory it leads to is checked again when
+      // it is entered (openDirChecked), against the real path found here.
+      const link = entryPath(opened, name);
+      const target = statOf(link);
       if (!target) continue; // dangling
       isDir = target.isDirectory();
       isFile = target.isFile();
-      childReal = realOf(abs);
+      childReal = realOf(link);
       if (!childReal) continue;
       // Never out of the roots, never back into an ancestor (a cycle), never twice.
       if (isDir && (!isInside(childReal, roots) || isInside(dir.real, [childReal]) || visited.has(childReal)))
@@ -167,11 +180,13 @@ function itemsOf(dir: Dir, walk: Walk): Item[] | undefined {
       if (dir.depth + 1 >= plan.maxDepth) continue;
       // `.git` and `node_modules` are skipped unless the pattern names them, and then they are
       // walked even though a .gitignore usually lists node_modules.
-      const skip = ALWAYS_SKIPPED.has(name) ? !plan.named.has(name) : isIgnored(stack, ignoreRel, true);
+      const skip = ALWAYS_SKIPPED.has(name)
+        ? !plan.named.has(name)
+        : isIgnored(stack, ignoreRel, true, limits.rules);
       if (skip) continue;
       const real = childReal ?? under(dir.real, name);
       items.push({ key: `${name}/`, dir: { abs, real, rel, ignoreRel, depth: dir.depth + 1, stack } });
-    } else if (isFile && plan.regex.test(rel) && !isIgnored(stack, ignoreRel, false)) {
+    } else if (isFile && plan.regex.test(rel) && !isIgnored(stack, ignoreRel, false, limits.rules)) {
       const real = childReal ?? under(dir.real, name);
       items.push({ key: name, file: { path: walk.display(abs), abs, real } });
     }
@@ -181,16 +196,17 @@ function itemsOf(dir: Dir, walk: Walk): Item[] | undefined {
 
 /**
  * Walks `rootReal` (an already-checked real directory) for files whose path relative to it matches
- * `pattern` (dotfiles included), calling `found` with each, in path order, up to `limit`; returns
- * whether the match or entry cap cut the walk short. Throws `invalid_input` for an empty,
- * absolute, `..` or malformed pattern.
+ * `pattern` (dotfiles included), calling `found` with each, in path order, up to `limit`; says
+ * whether the match cap, the work cap or the time budget cut the walk short. Throws
+ * `invalid_input` for an empty, absolute, `..` or malformed pattern, and `cancelled` once
+ * `options.cancel` is set.
  */
 export function walkGlob(
   rootReal: string,
   pattern: string,
   options: GlobWalkOptions,
   found: (file: FoundFile) => void,
-): { root: string; truncated: boolean } {
+): WalkOutcome {
   const plan = planGlob(pattern);
   const limit = options.limit ?? DEFAULT_GLOB_LIMIT;
   const projectReal = realOf(options.projectDir) ?? path.resolve(options.projectDir);
@@ -201,12 +217,25 @@ export function walkGlob(
   const display = (abs: string) =>
     abs === projectReal ? '.' : abs.startsWith(inside) ? abs.slice(inside.length) : abs;
   const root = display(rootReal);
+  const limits = new WalkLimits(
+    options.scanLimit ?? DEFAULT_GLOB_SCAN_LIMIT,
+    options.cancel,
+    options.timeBudgetMs ?? WALK_TIME_BUDGET_MS,
+  );
+  const walk: Walk = { plan, roots, visited: new Set(), display, limits };
+  const outcome = (truncated: boolean): WalkOutcome => ({ root, truncated, notices: limits.notices() });
+  if (!limits.canGoOn()) return outcome(true);
 
   // Ignore rules live relative to the project when the root is inside it, else to the root.
   const ignoreBase = isInside(rootReal, [projectReal]) ? projectReal : rootReal;
   const stack: IgnoreMatcher[] = [];
   if (ignoreBase === projectReal) {
-    const exclude = loadIgnore(path.join(projectReal, '.git', 'info', 'exclude'), '');
+    const exclude = loadIgnore(
+      path.join(projectReal, '.git', 'info', 'exclude'),
+      '',
+      '.git/info/exclude',
+      limits,
+    );
     if (exclude) stack.push(exclude);
   }
   const startLogical = path.join(rootReal, ...plan.prefix);
@@ -216,22 +245,16 @@ export function walkGlob(
     const parts = above === '' ? [] : above.split(path.sep);
     for (let i = 0; i <= parts.length; i++) {
       const rel = parts.slice(0, i).join('/');
-      const matcher = loadIgnore(path.join(ignoreBase, ...parts.slice(0, i), '.gitignore'), rel);
+      const file = path.join(ignoreBase, ...parts.slice(0, i), '.gitignore');
+      const matcher = loadIgnore(file, rel, display(file), limits);
       if (matcher) stack.push(matcher);
     }
   }
   const startReal = realOf(startLogical);
-  if (!startReal || !isInside(startReal, roots)) return { root, truncated: false };
-  if (!statOf(startReal)?.isDirectory()) return { root, truncated: false };
+  if (!startReal || !isInside(startReal, roots)) return outcome(false);
+  if (!statOf(startReal)?.isDirectory()) return outcome(false);
+  walk.visited.add(startReal);
 
-  const walk: Walk = {
-    plan,
-    roots,
-    scanLimit: options.scanLimit ?? DEFAULT_GLOB_SCAN_LIMIT,
-    scanned: 0,
-    visited: new Set([startReal]),
-    display,
-  };
   const start: Dir = {
     abs: startLogical,
     real: startReal,
@@ -247,35 +270,37 @@ export function walkGlob(
     if (items) frames.push({ items, next: 0 });
     return items !== undefined;
   };
-  if (!enter(start)) return { root, truncated: true };
+  if (!enter(start)) return outcome(true);
   while (frames.length > 0) {
     const frame = frames[frames.length - 1] as Frame;
     const item = frame.items[frame.next++];
     if (item === undefined) {
       frames.pop();
     } else if ('dir' in item) {
-      if (!enter(item.dir)) return { root, truncated: true };
+      if (!enter(item.dir)) return outcome(true);
     } else {
-      if (matches >= limit) return { root, truncated: true };
+      if (matches >= limit) return outcome(true);
       matches++;
       found(item.file);
     }
   }
-  return { root, truncated: false };
+  return outcome(false);
 }
 
 /**
  * Finds files under `rootReal` (an already-checked real directory) whose path relative to it
  * matches `pattern` (dotfiles included). Results are relative to the project directory (absolute
- * when outside it), newest first (path order with `sort: 'path'`); when the cap is hit the first
- * `limit` matches in path order are returned with `truncated: true`. Errors: `invalid_input` for
- * an empty, absolute, `..` or malformed pattern.
+ * when outside it), newest first (path order with `sort: 'path'`); when a cap is hit the first
+ * matches in path order are returned with `truncated: true` (and `notices` say why, when it is not
+ * the match cap). Errors: `invalid_input` for an empty, absolute, `..` or malformed pattern,
+ * `cancelled` once `options.cancel` is set.
  */
 export function globSync(rootReal: string, pattern: string, options: GlobWalkOptions): FsGlobResult {
   const files: FoundFile[] = [];
-  const { root, truncated } = walkGlob(rootReal, pattern, options, (file) => files.push(file));
-  if (options.sort === 'path') return { root, files: files.map((f) => f.path), truncated };
+  const { root, truncated, notices } = walkGlob(rootReal, pattern, options, (file) => files.push(file));
+  const extra = notices.length > 0 ? { notices } : {};
+  if (options.sort === 'path') return { root, files: files.map((f) => f.path), truncated, ...extra };
   const order = files.map((f) => ({ f, mtime: mtimeOf(f.abs) }));
   order.sort((a, b) => b.mtime - a.mtime || (a.f.abs < b.f.abs ? -1 : a.f.abs > b.f.abs ? 1 : 0));
-  return { root, files: order.map((m) => m.f.path), truncated };
+  return { root, files: order.map((m) => m.f.path), truncated, ...extra };
 }

@@ -3,8 +3,10 @@
 // few hundred readdirs there, and the host's event loop, which keeps deadlines and approvals on
 // time, neither walks nor matches the model's pattern against every path.
 import type { FsGlobResult } from '../../../shared/capabilities.js';
+import { CadreError } from '../../../shared/errors.js';
 import type { GlobWalkOptions } from './glob-walk-sync.js';
 import { ioCall } from './io-pool.js';
+import { cancelSwitch } from './walk-limits.js';
 
 export { planGlob } from './glob-plan.js';
 export { DEFAULT_GLOB_LIMIT, DEFAULT_GLOB_SCAN_LIMIT, type GlobWalkOptions } from './glob-walk-sync.js';
@@ -14,8 +16,25 @@ export { DEFAULT_GLOB_LIMIT, DEFAULT_GLOB_SCAN_LIMIT, type GlobWalkOptions } fro
  * matches `pattern` (dotfiles included). Results are relative to the project directory (absolute
  * when outside it), newest first (or in path order with `sort: 'path'`); when the cap is hit the
  * first `limit` matches found are returned with `truncated: true`. Rejects with `invalid_input`
- * for an empty, absolute, `..` or malformed pattern, and `io_error` when the I/O thread stalls.
+ * for an empty, absolute, `..` or malformed pattern, `cancelled` once `signal` aborts (the run
+ * ended: the walk stops at its next check), and `io_error` when the I/O thread stalls.
  */
-export function glob(rootReal: string, pattern: string, options: GlobWalkOptions): Promise<FsGlobResult> {
-  return ioCall<FsGlobResult>({ kind: 'glob', rootReal, pattern, options: { ...options } });
+export async function glob(
+  rootReal: string,
+  pattern: string,
+  options: GlobWalkOptions,
+  signal?: AbortSignal,
+): Promise<FsGlobResult> {
+  if (signal?.aborted) throw new CadreError('cancelled', 'the run ended before the search');
+  const stop = cancelSwitch(signal);
+  try {
+    return await ioCall<FsGlobResult>({
+      kind: 'glob',
+      rootReal,
+      pattern,
+      options: { ...options, cancel: stop.flag },
+    });
+  } finally {
+    stop.dispose();
+  }
 }

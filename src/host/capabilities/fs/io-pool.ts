@@ -2,7 +2,8 @@
 // two) started on first use and unreferenced while idle. Each request goes to the thread with the
 // least waiting (or, for a caller spreading many, only to an idle one), so a Grep's batches are
 // read on both cores at once. A thread that stalls in a syscall (a hung network mount) is
-// abandoned, its requests fail, and a new one takes its place.
+// abandoned: the request it is stuck in fails, and those queued behind it (other runs' among them)
+// go to a new thread, which takes its place.
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -14,9 +15,17 @@ import type { IoAnswer, IoRequest } from './io-thread.js';
 const IO_ENTRY = path.join(DIST_DIR, 'host-bundle', 'io-entry.cjs');
 /**
  * A request the I/O thread has not answered in this long is stuck in a syscall (a hung network
- * mount): the thread is abandoned, its requests fail, and the next request gets a new thread.
+ * mount): the thread is abandoned, that request fails, and the ones queued behind it are posted to
+ * a new thread. (Walks stop by themselves well before: walk-limits.ts.)
  */
 export const IO_STALL_MS = 30_000;
+let stallMs = IO_STALL_MS;
+
+/** For tests only: abandons a thread after `ms` without an answer (IO_STALL_MS again when undefined). */
+export function setIoStallMsForTesting(ms: number | undefined): void {
+  stallMs = ms ?? IO_STALL_MS;
+}
+
 /** Threads in the pool: enough to keep two cores reading, few enough to leave the rest alone. */
 export const IO_THREADS = Math.max(1, Math.min(2, os.availableParallelism()));
 
@@ -24,6 +33,8 @@ export const IO_THREADS = Math.max(1, Math.min(2, os.availableParallelism()));
 export type IoJob = IoRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 interface Pending {
+  /** The request, kept to post it again elsewhere if the thread is abandoned before starting it. */
+  job: IoJob;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   /** Takes the parts a streaming request posts before its answer. */
@@ -72,15 +83,18 @@ class IoThread {
   }
 
   call(job: IoJob, partial?: (value: unknown) => void): Promise<unknown> {
+    return new Promise((resolve, reject) => this.adopt({ job, resolve, reject, partial }));
+  }
+
+  /** Posts a request (new, or taken over from an abandoned thread) and waits for its answer. */
+  adopt(request: Pending): void {
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, partial });
-      if (this.pending.size === 1) {
-        this.busySince = performance.now();
-        this.arm();
-      }
-      this.worker.postMessage({ ...job, id } as IoRequest);
-    });
+    this.pending.set(id, request);
+    if (this.pending.size === 1) {
+      this.busySince = performance.now();
+      this.arm();
+    }
+    this.worker.postMessage({ ...request.job, id } as IoRequest);
   }
 
   /** Restarts the stall clock while requests wait, stops it (and unrefs the thread) when none do. */
@@ -93,21 +107,39 @@ class IoThread {
     }
     this.worker.ref();
     this.watchdog = setTimeout(
-      () => this.fail(`a batch of reads took over ${IO_STALL_MS / 1000} s; a file system is not answering`),
-      IO_STALL_MS,
+      () => this.fail(`a batch of reads took over ${stallMs / 1000} s; a file system is not answering`, true),
+      stallMs,
     );
     this.watchdog.unref();
   }
 
-  private fail(message: string): void {
+  /**
+   * Abandons the thread. After a stall only the request it is stuck in fails (requests are answered
+   * in order: the oldest one waiting); the rest, not started, go to another thread. After a crash
+   * every request fails: any of them may be the cause.
+   */
+  private fail(message: string, stalled = false): void {
     if (this.dead) return;
     this.dead = true;
     clearTimeout(this.watchdog);
-    const waiting = [...this.pending.values()];
+    // A Map keeps insertion order: the oldest request (the one being answered) comes first.
+    const [stuck, ...queued] = this.pending.values();
     this.pending.clear();
-    for (const p of waiting) p.reject(new CadreError('io_error', message));
     this.worker.unref();
     void this.worker.terminate().catch(() => undefined);
+    stuck?.reject(new CadreError('io_error', message));
+    for (const p of queued) {
+      if (!stalled) p.reject(new CadreError('io_error', message));
+      else {
+        try {
+          pick().adopt(p);
+        } catch (error) {
+          p.reject(
+            new CadreError('io_error', `${message}; no other I/O thread could take over: ${String(error)}`),
+          );
+        }
+      }
+    }
   }
 }
 
@@ -174,4 +206,10 @@ export function ioCallIfIdle<T>(job: IoJob, depth = 1): Promise<T> | undefined {
     if (t.waiting < depth && !t.streaming && (!best || t.waiting < best.waiting)) best = t;
   }
   return best?.call(job) as Promise<T> | undefined;
+}
+
+/** The I/O threads alive, and how many of them have requests under way (for monitoring and tests). */
+export function ioPoolStats(): { threads: number; busy: number } {
+  const live = threads.filter((t): t is IoThread => t !== undefined && !t.dead);
+  return { threads: live.length, busy: live.filter((t) => t.waiting > 0).length };
 }

@@ -44,12 +44,13 @@ export type IoAnswer =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: WireError };
 
-/** Walks, posting the files found every `size` files; the answer is the rest and whether it was cut short. */
-function walkInBatches(
-  request: Extract<IoRequest, { kind: 'globStream' }>,
-): FoundBatch & { truncated: boolean } {
+/** The last answer of a streaming walk: the files found since the last part, and how the walk ended. */
+export type WalkEnd = FoundBatch & { truncated: boolean; notices: string[] };
+
+/** Walks, posting the files found every `size` files; the answer is the rest and how the walk ended. */
+function walkInBatches(request: Extract<IoRequest, { kind: 'globStream' }>): WalkEnd {
   let batch: FoundBatch = { paths: [], reals: [] };
-  const { truncated } = walkGlob(request.rootReal, request.pattern, request.options, (file) => {
+  const { truncated, notices } = walkGlob(request.rootReal, request.pattern, request.options, (file) => {
     batch.paths.push(file.path);
     batch.reals.push(file.real);
     if (batch.paths.length >= request.batch) {
@@ -57,7 +58,7 @@ function walkInBatches(
       batch = { paths: [], reals: [] };
     }
   });
-  return { ...batch, truncated };
+  return { ...batch, truncated, notices };
 }
 
 function answer(request: IoRequest): { value: unknown; bytes?: Uint8Array } {

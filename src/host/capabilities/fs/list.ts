@@ -1,11 +1,14 @@
-// Lists one directory for the LS tool: sorted by name, filtered by ignore globs, capped.
-import { lstat, readdir } from 'node:fs/promises';
-import path from 'node:path';
+// Lists one directory for the LS tool: sorted by name, filtered by ignore globs, capped. The
+// directory is opened and checked to be the one the policy allowed (pin.ts), and listed through that
+// descriptor: one swapped for a symlink after the check is refused, never listed.
+import { constants, type Dirent } from 'node:fs';
+import { lstat, open, readdir, type FileHandle } from 'node:fs/promises';
 import type { FsListResult } from '../../../shared/capabilities.js';
 import { CadreError } from '../../../shared/errors.js';
 import { globToRegExp } from '../../../shared/glob.js';
 import { mapLimit } from './concurrency.js';
 import { errnoOf, fsError } from './errors.js';
+import { assertOpened, openCheck, underFd } from './pin.js';
 
 /** Default cap on listed entries. */
 export const DEFAULT_LIST_LIMIT = 1000;
@@ -28,14 +31,36 @@ export async function list(
   } catch (error) {
     throw new CadreError('invalid_input', `bad ignore glob: ${(error as Error).message}`);
   }
-  let dirents;
+  let handle: FileHandle;
   try {
-    dirents = await readdir(real, { withFileTypes: true });
+    handle = await open(real, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
   } catch (error) {
     if (errnoOf(error) === 'ENOTDIR')
       throw new CadreError('invalid_input', `${real} is not a directory; use Read for files`, { path: real });
     throw fsError(error, real);
   }
+  try {
+    return await listOpened(handle.fd, real, matchers, limit);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function listOpened(
+  fd: number,
+  real: string,
+  matchers: readonly RegExp[],
+  limit: number,
+): Promise<FsListResult> {
+  await assertOpened(fd, real);
+  let dirents: Dirent[];
+  try {
+    dirents = await readdir(underFd(fd, real, ''), { withFileTypes: true });
+  } catch (error) {
+    throw fsError(error, real);
+  }
+  // Listed by plain path ('stat' mode): the path must still lead to what was opened.
+  if (openCheck() === 'stat') await assertOpened(fd, real);
   const kept = dirents
     .filter((d) => !matchers.some((m) => m.test(d.name)))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -50,7 +75,7 @@ export async function list(
           : 'other';
     if (type !== 'file') return { name: d.name, type, size: 0 };
     // The entry may vanish between readdir and lstat; it is still listed, with size 0.
-    const st = await lstat(path.join(real, d.name)).catch(() => undefined);
+    const st = await lstat(underFd(fd, real, d.name)).catch(() => undefined);
     return { name: d.name, type, size: st?.size ?? 0 };
   });
   return { path: real, entries, truncated: kept.length > shown.length };

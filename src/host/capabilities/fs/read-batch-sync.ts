@@ -2,12 +2,12 @@
 // event loop): a few syscalls in a row cost microseconds, where trips through libuv's pool cost
 // tens. Each directory is opened once and checked once (pin.ts), and its files are opened through
 // that descriptor without following a final symlink: a directory or file swapped for a symlink
-// after the permission check is never followed. Contents are packed into one byte buffer, so
+// after the permission check is never followed. (Without /proc, pin.ts's 'stat' mode, each file is
+// opened by path and checked itself.) A check that fails refuses that directory's files only. Contents are packed into one byte buffer, so
 // 20,000 files cross the thread boundary as one object instead of 20,000.
 import fs, { constants } from 'node:fs';
-import path from 'node:path';
 import { fsError } from './errors.js';
-import { openedPathSync, racedMessage, swappedForLinkMessage, underFd } from './pin.js';
+import { checkOpenedSync, openCheck, refusedMessage, swappedForLinkMessage, underFd } from './pin.js';
 import { looksBinary } from './read.js';
 
 /** What a batch read gave: the files read (packed) and the ones skipped, by index in the batch. */
@@ -49,29 +49,27 @@ function closeQuietly(fd: number): void {
 }
 
 /**
- * A directory of the batch: the prefix its files are opened under (through its checked descriptor,
- * or by plain path where /proc is missing), or why none of its files is read.
+ * A directory of the batch: the prefix its files are opened under (through its checked descriptor;
+ * by plain path in 'stat' mode, where each file is checked itself), or why none of its files is read.
  */
-type DirHandle = { fd: number; prefix: string } | { refuse: (real: string, name: string) => string };
+type DirHandle =
+  { fd: number; prefix: string; checkEach: boolean } | { refuse: (real: string, name: string) => string };
 
 /** Opens directory `dir` (a checked real path) and checks that what was opened is that directory. */
 function openDir(dir: string): DirHandle {
+  if (openCheck() === 'stat') return { fd: -1, prefix: dir === '/' ? '/' : `${dir}/`, checkEach: true };
   let fd: number;
   try {
     fd = fs.openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
   } catch (error) {
     return { refuse: (real) => fsError(error, real).message };
   }
-  const opened = openedPathSync(fd);
-  if (opened === undefined) {
+  const check = checkOpenedSync(fd, dir);
+  if (!check.ok) {
     closeQuietly(fd);
-    return { fd: -1, prefix: dir === '/' ? '/' : `${dir}/` };
+    return { refuse: (_real, name) => refusedMessage(dir, check, name) };
   }
-  if (opened !== dir) {
-    closeQuietly(fd);
-    return { refuse: (real, name) => racedMessage(real, path.posix.join(opened, name)) };
-  }
-  return { fd, prefix: underFd(fd, dir, '') };
+  return { fd, prefix: underFd(fd, dir, ''), checkEach: false };
 }
 
 /** The directories open during one batch: a few at once, the oldest closed first. */
@@ -139,6 +137,10 @@ function readOne(
     return { reason: fsError(error, real).message };
   }
   try {
+    if (handle.checkEach) {
+      const check = checkOpenedSync(fd, real);
+      if (!check.ok) return { reason: refusedMessage(real, check) };
+    }
     return readOpened(fd, used, maxBytes);
   } catch (error) {
     return { reason: fsError(error, real).message };

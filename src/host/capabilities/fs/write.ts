@@ -106,6 +106,8 @@ async function makeDirs(dir: string): Promise<void> {
       await handle.close();
       handle = next;
       at = path.join(at, name);
+      // Through the descriptor ('proc' mode) this holds already; by plain path ('stat' mode) it is the check.
+      await assertOpened(handle.fd, at);
     }
   } finally {
     await handle.close();
@@ -130,15 +132,15 @@ async function writeIn(
       { path: real, expectedMtimeMs: options.expectedMtimeMs, actualMtimeMs: before?.mtimeMs ?? null },
     );
   }
-  const temp = underFd(
-    dirFd,
-    dir,
-    `.${path.basename(real)}.cadre-${process.pid}-${randomBytes(6).toString('hex')}.tmp`,
-  );
+  const tempName = `.${path.basename(real)}.cadre-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+  const temp = underFd(dirFd, dir, tempName);
   const data = Buffer.from(content, 'utf8');
   try {
     const handle = await open(temp, 'wx', before?.mode ?? 0o666);
     try {
+      // Nothing is written until the new file is known to be in the checked directory (in 'stat'
+      // mode the plain path could have led elsewhere).
+      await assertOpened(handle.fd, path.join(dir, tempName));
       await handle.writeFile(data);
       // open()'s mode is filtered by the umask; an existing file's mode must survive exactly.
       if (before) await handle.chmod(before.mode);

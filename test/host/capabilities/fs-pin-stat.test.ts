@@ -1,0 +1,120 @@
+// The race check where /proc's descriptor links do not work (macOS): pin.ts's 'stat' mode, forced on
+// in this thread, must refuse what a swapped directory or file leads to, in the batch read (the I/O
+// thread's code, run here), in fs.read and in fs.write, and let everything unswapped through (the
+// walk's listings included).
+import { mkdir, mkdtemp, readdir, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { globSync } from '../../../src/host/capabilities/fs/glob-walk-sync.js';
+import { forceOpenCheckForTesting, openCheck } from '../../../src/host/capabilities/fs/pin.js';
+import { readBatchSync } from '../../../src/host/capabilities/fs/read-batch-sync.js';
+import { list } from '../../../src/host/capabilities/fs/list.js';
+import { readText } from '../../../src/host/capabilities/fs/read.js';
+import { writeAtomic } from '../../../src/host/capabilities/fs/write.js';
+import { resolvePath } from '../../../src/host/capabilities/paths.js';
+
+let base: string;
+let project: string;
+let outside: string;
+
+beforeAll(() => {
+  // This suite runs on Linux, where the probe finds /proc: the fallback is switched on by hand.
+  expect(openCheck()).toBe('proc');
+  forceOpenCheckForTesting('stat');
+});
+afterAll(() => {
+  forceOpenCheckForTesting(undefined);
+});
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-pin-stat-')));
+  project = path.join(base, 'project');
+  outside = path.join(base, 'outside');
+  await mkdir(path.join(project, 'sub'), { recursive: true });
+  await mkdir(outside, { recursive: true });
+  await writeFile(path.join(project, 'sub', 'f.txt'), 'inside\n');
+  await writeFile(path.join(outside, 'f.txt'), 'SECRET\n');
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** Checks a path, then swaps its directory for a symlink to the outside, as a racing agent would. */
+async function checkedThenSwapped(rel: string): Promise<string> {
+  const checked = await resolvePath(rel, project);
+  await rename(path.join(project, 'sub'), path.join(project, 'sub-moved'));
+  await symlink(outside, path.join(project, 'sub'));
+  return checked.real;
+}
+
+const RACED = /changed between the permission check and the open/;
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+describe("the 'stat' mode race check", () => {
+  it('is in force', () => {
+    expect(openCheck()).toBe('stat');
+  });
+
+  it('a batch read refuses a file whose directory was swapped after the check', async () => {
+    const real = await checkedThenSwapped('sub/f.txt');
+    const batch = readBatchSync([real], 1 << 20, 1 << 24);
+    expect(batch.read).toEqual([]);
+    expect(batch.skipped[0]?.reason).toMatch(RACED);
+    expect(decode(batch.bytes)).not.toMatch(/SECRET/);
+  });
+
+  it('a batch read refuses a file swapped for a symlink after the check', async () => {
+    const checked = await resolvePath('sub/f.txt', project);
+    await rm(path.join(project, 'sub', 'f.txt'));
+    await symlink(path.join(outside, 'f.txt'), path.join(project, 'sub', 'f.txt'));
+    const batch = readBatchSync([checked.real], 1 << 20, 1 << 24);
+    expect(batch.read).toEqual([]);
+    expect(batch.skipped[0]?.reason).toMatch(RACED);
+  });
+
+  it('a read refuses what a swapped directory leads to', async () => {
+    const real = await checkedThenSwapped('sub/f.txt');
+    await expect(readText(real)).rejects.toMatchObject({ code: 'permission_denied', message: RACED });
+  });
+
+  it('a listing refuses a directory swapped after the check, and lists it unswapped', async () => {
+    const checked = await resolvePath('sub', project);
+    expect((await list(checked.real)).entries.map((e) => e.name)).toEqual(['f.txt']);
+    await writeFile(path.join(outside, 'OTHER-NAME.txt'), 'x\n');
+    const real = await checkedThenSwapped('sub');
+    await expect(list(real)).rejects.toMatchObject({ code: 'permission_denied' });
+  });
+
+  it('a write refuses, and nothing lands outside', async () => {
+    const real = await checkedThenSwapped('sub/new.txt');
+    await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });
+    expect(await readdir(outside)).toEqual(['f.txt']);
+  });
+
+  it('a write under missing directories refuses when an existing one was swapped', async () => {
+    const real = await checkedThenSwapped('sub/deep/er/new.txt');
+    await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });
+    expect(await readdir(outside)).toEqual(['f.txt']);
+  });
+
+  it('unswapped paths read and write as before', async () => {
+    const checked = await resolvePath('sub/f.txt', project);
+    expect((await readText(checked.real)).content).toBe('inside\n');
+    await writeAtomic(checked.real, 'changed\n');
+    expect(decode(readBatchSync([checked.real], 1 << 20, 1 << 24).bytes)).toBe('changed\n');
+    const deep = await resolvePath('sub/a/b/new.txt', project);
+    await writeAtomic(deep.real, 'made\n');
+    expect((await readText(deep.real)).content).toBe('made\n');
+  });
+
+  it('the walk lists checked directories, follows symlinks inside the project and no others', async () => {
+    await mkdir(path.join(project, 'sub', 'deeper'));
+    await writeFile(path.join(project, 'sub', 'deeper', 'g.txt'), 'g\n');
+    await writeFile(path.join(project, 'sub', '.gitignore'), 'ignored.txt\n');
+    await writeFile(path.join(project, 'sub', 'ignored.txt'), 'i\n');
+    await symlink(path.join(project, 'sub', 'deeper'), path.join(project, 'link'));
+    await symlink(outside, path.join(project, 'out'));
+    const found = globSync(project, '**/*.txt', { projectDir: project, sort: 'path' });
+    expect(found.files).toEqual(['link/g.txt', 'sub/deeper/g.txt', 'sub/f.txt']);
+  });
+});
