@@ -56,7 +56,7 @@ export interface ModelWireError {
 
 /** Messages the worker sends. */
 export type ModelWireOut = ModelWireRequest | ModelWireAbort;
-/** Messages the host sends. */
+/** Messages the host sends, one at a time or several in an array (in order). */
 export type ModelWireIn = ModelWireHead | ModelWireData | ModelWireEnd | ModelWireError;
 
 /**

@@ -2,7 +2,7 @@
 // model client (its HTTP goes through the host on the model channel) and the tool set the host granted, run the loop, forward its events to the host and
 // return the loop's result. The host decides kills; this code never outlives its thread.
 import * as Comlink from 'comlink';
-import type { Capabilities, GrantedCapabilities } from '../shared/capabilities.js';
+import { CAPABILITY_NAMES, type Capabilities, type GrantedCapabilities } from '../shared/capabilities.js';
 import type { Endpoint } from '../shared/endpoint.js';
 import type { AgentEvent } from '../shared/events.js';
 import type { ControlMessage, WorkerRunResult, WorkerRunSpec } from '../shared/run-spec.js';
@@ -21,7 +21,6 @@ export async function runWorker(
   model: Endpoint,
 ): Promise<WorkerRunResult> {
   const remote = Comlink.wrap<Capabilities>(capsEndpoint as unknown as Comlink.Endpoint);
-  const caps = remote as unknown as GrantedCapabilities;
   let graceMessage: string | undefined;
   const abort = new AbortController();
   const onControl = (event: { data: unknown }) => {
@@ -32,22 +31,22 @@ export async function runWorker(
   control.addEventListener('message', onControl);
   control.start?.();
 
-  // Events go out in order. Streamed text deltas, the bulk of them, are gathered for one message
-  // per turn of this thread's event loop; any other event goes out at once with what is gathered,
-  // so the host sees a tool call before the capability calls it makes. A kill loses at most the
-  // deltas of the current turn.
+  // Events go out in order, gathered for one message per turn of this thread's event loop: a
+  // reply that ends in eight tool calls is one message to the host, not a dozen. Every capability
+  // call first sends what is gathered, so the host sees a tool call before the effects it asks for
+  // (and a tool that then spins until the deadline has its call in the transcript). A kill loses
+  // at most the events of the current turn that no capability call followed.
   let outbox: AgentEvent[] = [];
   const flush = () => {
     if (outbox.length === 0) return;
     const batch = outbox;
     outbox = [];
-    void caps['events.emit']?.(batch).catch(() => undefined);
+    void remote['events.emit'](batch).catch(() => undefined);
   };
   const send = (event: AgentEvent) => {
-    const first = outbox.push(event) === 1;
-    if (event.type !== 'text-delta') flush();
-    else if (first) setImmediate(flush);
+    if (outbox.push(event) === 1) setImmediate(flush);
   };
+  const caps = flushingCaps(remote, flush);
   try {
     if (spec.fault) await injectFault(spec.fault);
     const client = createModelClient(spec.model, {
@@ -75,4 +74,23 @@ export async function runWorker(
     control.removeEventListener('message', onControl);
     remote[Comlink.releaseProxy]();
   }
+}
+
+/**
+ * The capability table as tools see it: each call of a capability first flushes the run's
+ * gathered events, then goes to the host. Names are looked up when called, as on the Comlink proxy.
+ */
+function flushingCaps(remote: Comlink.Remote<Capabilities>, flush: () => void): GrantedCapabilities {
+  const caps: Record<string, (request: unknown) => Promise<unknown>> = Object.create(null) as Record<
+    string,
+    (request: unknown) => Promise<unknown>
+  >;
+  for (const name of CAPABILITY_NAMES) {
+    if (name === 'events.emit') continue;
+    caps[name] = (request) => {
+      flush();
+      return (remote[name] as unknown as (request: unknown) => Promise<unknown>)(request);
+    };
+  }
+  return caps as GrantedCapabilities;
 }

@@ -125,6 +125,16 @@ describe('hard deadlines, end to end', () => {
     const out = await h.runtime.run({ subagent_type: 'grepper', prompt: 'search', timeout: 1.5 });
     expect(out.status).toBe('timeout');
     expect(out.durationMs - 1500).toBeLessThan(200);
+    // The worker gathers its events for one message per turn of its event loop, but a capability
+    // call sends them first: the call that spun until the kill is in the transcript, before the end.
+    const lines = (await readFile(out.transcriptPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; name?: string; input?: { pattern?: string } });
+    const call = lines.findIndex((l) => l.type === 'tool-call' && l.name === 'Grep');
+    expect(lines[call]?.input?.pattern).toBe('(a+)+$');
+    expect(lines.at(-1)?.type).toBe('status');
+    expect(call).toBeLessThan(lines.length - 1);
   });
 
   it('a child whose model never answers, and one whose stream stalls, end on time while a sibling completes', async () => {

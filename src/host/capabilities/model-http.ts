@@ -113,6 +113,41 @@ function parseRequest(message: ModelWireOut): { url: URL; method: string; body?:
   return { url, method, ...(message.body === undefined ? {} : { body: message.body }) };
 }
 
+/** Joins each run of consecutive body chunks of one request into one chunk. */
+function joinChunks(batch: ModelWireIn[]): ModelWireIn[] {
+  const out: ModelWireIn[] = [];
+  for (let i = 0; i < batch.length;) {
+    const first = batch[i] as ModelWireIn;
+    if (first.t !== 'data') {
+      out.push(first);
+      i++;
+      continue;
+    }
+    let j = i;
+    let size = 0;
+    for (; j < batch.length; j++) {
+      const m = batch[j] as ModelWireIn;
+      if (m.t !== 'data' || m.id !== first.id) break;
+      size += m.chunk.byteLength;
+    }
+    if (j === i + 1) {
+      out.push(first);
+      i = j;
+      continue;
+    }
+    const chunk = new Uint8Array(size);
+    let at = 0;
+    for (let k = i; k < j; k++) {
+      const part = (batch[k] as Extract<ModelWireIn, { t: 'data' }>).chunk;
+      chunk.set(part, at);
+      at += part.byteLength;
+    }
+    out.push({ t: 'data', id: first.id, chunk });
+    i = j;
+  }
+  return out;
+}
+
 /** Answers the model requests a run's worker sends on `endpoint`. */
 export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext): ModelChannel {
   const open = new Map<
@@ -120,8 +155,20 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
     { req: http.ClientRequest; end: (ok: boolean, code?: string, why?: string) => void }
   >();
   let closed = false;
+  // What one turn of the event loop has to say goes to the worker in one message, after the turn:
+  // a reply that arrives in one read (head, body and end) wakes the worker once, not three times,
+  // and consecutive body chunks of a request are joined into one.
+  let outbox: ModelWireIn[] = [];
+  const post = () => {
+    const batch = outbox;
+    outbox = [];
+    if (closed || batch.length === 0) return;
+    const messages = joinChunks(batch);
+    endpoint.postMessage(messages.length === 1 ? messages[0] : messages);
+  };
   const send = (message: ModelWireIn) => {
-    if (!closed) endpoint.postMessage(message);
+    if (closed) return;
+    if (outbox.push(message) === 1) setImmediate(post);
   };
 
   const audit = (entry: {

@@ -1,7 +1,7 @@
 // Writes one run's transcript: append-only JSONL at `<dir>/<agentId>.jsonl`, one line per event as it
 // arrives, closed by the terminal status line. `append` only queues (it is called for every text
-// delta); a single write loop drains the queue, so lines written while a write is in flight are
-// batched into the next one. A worker that dies cannot take queued lines with it: they live in the
+// delta); a single write loop drains the queue once the current turn of the event loop is over, so
+// the lines of one turn, and those appended while a write is in flight, go out in one write. A worker that dies cannot take queued lines with it: they live in the
 // host, and `flush()` resolves once every line appended so far has been handed to the OS.
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { CadreError } from '../../shared/errors.js';
@@ -102,7 +102,11 @@ export function startTranscript(
   const startedAt = clock();
   const queue: string[] = [];
   let handle: FileHandle | undefined;
+  // The file is opened, and lines are written, after the current turn of the event loop: a launch
+  // posts its run to a worker before the host spends anything on the file system, and the lines
+  // of one turn (a worker's batch of events) go out in one write.
   const ready = (async () => {
+    await new Promise((resolve) => setImmediate(resolve));
     let size = 0;
     try {
       const created = options.fresh === true ? await create(dir, file) : undefined;
@@ -168,6 +172,9 @@ export function startTranscript(
     while (writing !== undefined || queue.length > 0) await pump();
     if (failure) throw failure;
   };
+  const pumpIfIdle = () => {
+    if (writing === undefined && queue.length > 0) void pump();
+  };
   // Callers that never look at `ready` learn of a failure from flush() and close().
   ready.catch(() => undefined);
   void pump();
@@ -180,8 +187,7 @@ export function startTranscript(
     },
     append(record) {
       if (closed) return;
-      queue.push(serialize(record, clock));
-      if (writing === undefined) void pump();
+      if (queue.push(serialize(record, clock)) === 1 && writing === undefined) setImmediate(pumpIfIdle);
     },
     flush,
     close(end) {

@@ -102,10 +102,13 @@ interface InFlight {
 export function createHostFetch(endpoint: Endpoint): HostFetch {
   const inFlight = new Map<number, InFlight>();
   let nextId = 1;
-  endpoint.addEventListener('message', (event) => {
-    const message = event.data as ModelWireIn | null;
+  const deliver = (message: ModelWireIn | null) => {
     if (message === null || typeof message !== 'object' || typeof message.id !== 'number') return;
     inFlight.get(message.id)?.onMessage(message);
+  };
+  endpoint.addEventListener('message', (event) => {
+    if (Array.isArray(event.data)) for (const message of event.data as ModelWireIn[]) deliver(message);
+    else deliver(event.data as ModelWireIn | null);
   });
   endpoint.start?.();
   const send = (message: ModelWireOut) => endpoint.postMessage(message);

@@ -160,6 +160,45 @@ describe('the model channel', () => {
     expect(activity()).toBeGreaterThanOrEqual(2);
   });
 
+  it('sends what one turn of the host brings in one message: head, joined chunks and end', async () => {
+    const api = await loopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Three writes the host reads at once (corked into one TCP segment).
+      res.cork();
+      for (const part of ['event: a\n', 'data: 1\n\n', 'event: b\ndata: 2\n\n']) res.write(part);
+      res.end();
+    });
+    const ports = new MessageChannel();
+    const host = serveModelChannel(portEndpoint(ports.port1), {
+      agentId: 'agent-1',
+      agentType: 'explore',
+      baseURL: api.url,
+      projectDir: '/project',
+      mode: 'plan',
+      audit: undefined,
+    });
+    open.push(() => {
+      host.close();
+      ports.port1.close();
+      ports.port2.close();
+    });
+    const seen: unknown[] = [];
+    ports.port2.on('message', (m: unknown) => seen.push(m));
+    const response = await createHostFetch(portEndpoint(ports.port2))(`${api.url}/v1/messages`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(await response.text()).toBe('event: a\ndata: 1\n\nevent: b\ndata: 2\n\n');
+    // One read on the host: one message, an array [head, data, end], the three chunks joined. (Were
+    // the head read on its own, the body and end would still come together.)
+    expect(seen.length).toBeLessThanOrEqual(2);
+    const last = seen.at(-1) as { t: string }[];
+    expect(Array.isArray(last)).toBe(true);
+    expect(last.map((m) => m.t).slice(-2)).toEqual(['data', 'end']);
+    const flat = seen.flatMap((m) => (Array.isArray(m) ? m : [m])) as { t: string }[];
+    expect(flat.map((m) => m.t)).toEqual(['head', 'data', 'end']);
+  });
+
   it("ends the host's request when the worker aborts, before or after the head", async () => {
     const api = await loopback((req, res) => {
       if (req.url?.includes('head')) {
