@@ -206,5 +206,11 @@ export const CAPABILITY_NAMES: readonly CapabilityName[] = [
   'mcp.call',
 ];
 
+/**
+ * The type of the one capability message that is not a Comlink call: `{ type: EVENTS_NOTE, events }`
+ * is an `events.emit` call whose answer nobody waits for, so the host sends none.
+ */
+export const EVENTS_NOTE = 'cadre.events';
+
 /** A worker's view of its grant: only some names are present. */
 export type GrantedCapabilities = Partial<Capabilities>;

@@ -2,7 +2,12 @@
 // model client (its HTTP goes through the host on the model channel) and the tool set the host granted, run the loop, forward its events to the host and
 // return the loop's result. The host decides kills; this code never outlives its thread.
 import * as Comlink from 'comlink';
-import { CAPABILITY_NAMES, type Capabilities, type GrantedCapabilities } from '../shared/capabilities.js';
+import {
+  CAPABILITY_NAMES,
+  EVENTS_NOTE,
+  type Capabilities,
+  type GrantedCapabilities,
+} from '../shared/capabilities.js';
 import type { Endpoint } from '../shared/endpoint.js';
 import type { AgentEvent } from '../shared/events.js';
 import type { ControlMessage, WorkerRunResult, WorkerRunSpec } from '../shared/run-spec.js';
@@ -41,7 +46,7 @@ export async function runWorker(
     if (outbox.length === 0) return;
     const batch = outbox;
     outbox = [];
-    void remote['events.emit'](batch).catch(() => undefined);
+    capsEndpoint.postMessage({ type: EVENTS_NOTE, events: batch });
   };
   const send = (event: AgentEvent) => {
     if (outbox.push(event) === 1) setImmediate(flush);

@@ -1,9 +1,11 @@
 // The gateway: one run's capability port. Comlink exposes only the granted capabilities, behind a
 // guard that admits nothing but APPLY of an allowlisted name (and RELEASE). Comlink's expose() is
 // not a boundary on its own: GET/SET/CONSTRUCT/ENDPOINT and `fn.constructor` paths would reach host
-// objects, so every other message is answered with an error before Comlink sees it.
+// objects, so every other message is answered with an error before Comlink sees it. The one
+// message outside Comlink is the worker's batch of events (EVENTS_NOTE), an events.emit call that
+// expects no answer.
 import * as Comlink from 'comlink';
-import type { CapabilityName, Capabilities } from '../../shared/capabilities.js';
+import { EVENTS_NOTE, type CapabilityName, type Capabilities } from '../../shared/capabilities.js';
 import { CadreError, fail, type Envelope } from '../../shared/errors.js';
 import type { Endpoint } from '../../shared/endpoint.js';
 
@@ -74,6 +76,12 @@ export function exposeGateway(
       const filter = (event: { data: unknown }) => {
         const data = event.data as Record<string, unknown> | null;
         if (!data || typeof data !== 'object') return;
+        if (data.type === EVENTS_NOTE) {
+          // A one-way call: the worker's events need no answer, and a reply per batch would cost
+          // the host a message and the worker a wake-up. Granted like any call, counted, never answered.
+          if (allowed.has('events.emit') && !closed) void table['events.emit']?.(data.events);
+          return;
+        }
         const verdict = admit(data, allowed);
         if (verdict === true) listener(event);
         else endpoint.postMessage(refusal(data.id, verdict));

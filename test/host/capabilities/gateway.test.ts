@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { exposeGateway } from '../../../src/host/capabilities/gateway.js';
 import { portEndpoint } from '../../../src/shared/endpoint.js';
 import { ok } from '../../../src/shared/errors.js';
-import type { Capabilities } from '../../../src/shared/capabilities.js';
+import { EVENTS_NOTE, type Capabilities } from '../../../src/shared/capabilities.js';
 
 describe('capability gateway guard', () => {
   it('lets a forging worker call only granted capabilities and changes nothing on the host', async () => {
@@ -50,6 +50,35 @@ describe('capability gateway guard', () => {
     expect(calls).toEqual(['stat x']);
     expect(Object.keys(handlers).sort()).toEqual(['exec.run', 'fs.stat']);
     expect(handlers['fs.stat']).toBeTypeOf('function');
+  });
+
+  it('takes an events note only where events.emit is granted, and never answers one', async () => {
+    for (const granted of [true, false]) {
+      const channel = new MessageChannel();
+      const batches: unknown[] = [];
+      const gateway = exposeGateway(
+        portEndpoint(channel.port1),
+        {
+          'events.emit': async (events) => {
+            batches.push(events);
+            return ok(null);
+          },
+          'fs.stat': async () => Promise.reject(new Error('not called')),
+        },
+        granted ? ['events.emit'] : ['fs.stat'],
+      );
+      const answers: unknown[] = [];
+      channel.port2.on('message', (m: unknown) => answers.push(m));
+      channel.port2.postMessage({ type: EVENTS_NOTE, events: [{ type: 'text-delta', text: 'hi' }] });
+      // A note naming another capability is still only an events note.
+      channel.port2.postMessage({ type: EVENTS_NOTE, name: 'fs.stat', events: [] });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(batches).toEqual(granted ? [[{ type: 'text-delta', text: 'hi' }], []] : []);
+      expect(answers).toEqual([]);
+      gateway.close();
+      channel.port1.close();
+      channel.port2.close();
+    }
   });
 
   it('turns a thrown handler error into a failure envelope with its code', async () => {
