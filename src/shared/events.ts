@@ -77,3 +77,26 @@ export type AgentEvent = z.infer<typeof AgentEvent>;
 export type AgentEventType = AgentEvent['type'];
 /** The event of one type. */
 export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;
+
+/**
+ * The same check as `AgentEvent.safeParse` for the most frequent event, a text delta, without
+ * zod (a streamed reply sends one per few tokens): the event with `stamp` in place of its own
+ * identity fields, or undefined when `item` is not a valid text delta.
+ */
+export function parseTextDelta(
+  item: unknown,
+  stamp: { agentId: string; depth: number; parentId?: string },
+): AgentEventOf<'text-delta'> | undefined {
+  if (item === null || typeof item !== 'object') return undefined;
+  const { type, text, at } = item as { type?: unknown; text?: unknown; at?: unknown };
+  if (type !== 'text-delta' || typeof text !== 'string' || typeof at !== 'number' || !Number.isFinite(at))
+    return undefined;
+  return {
+    agentId: stamp.agentId,
+    ...(stamp.parentId !== undefined ? { parentId: stamp.parentId } : {}),
+    depth: stamp.depth,
+    at,
+    type,
+    text,
+  };
+}

@@ -5,7 +5,7 @@ import type { CapabilityName, Capabilities } from '../../shared/capabilities.js'
 import * as z from 'zod';
 import { CadreError, isCadreError, toWire, WireError } from '../../shared/errors.js';
 import { formatZodError } from '../../shared/zod-format.js';
-import { AgentEvent } from '../../shared/events.js';
+import { AgentEvent, parseTextDelta } from '../../shared/events.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
 import { emptyUsage, Usage, type EndReason, type TaskStatus } from '../../shared/task.js';
 import { exposeGateway } from '../capabilities/gateway.js';
@@ -128,20 +128,25 @@ export async function runToEnd(
     };
   };
 
+  const stamp = {
+    agentId: spec.agentId,
+    depth: spec.depth,
+    ...(spec.parentId ? { parentId: spec.parentId } : {}),
+  };
   const emit = async (raw: unknown) => {
     touch();
     const list = Array.isArray(raw) ? raw : [];
     for (const item of list) {
-      const forced = {
-        ...(item as object),
-        agentId: spec.agentId,
-        depth: spec.depth,
-        ...(spec.parentId ? { parentId: spec.parentId } : {}),
-      };
-      const parsed = AgentEvent.safeParse(forced);
-      // Only what an agent loop produces: lifecycle, approval and todo events are the host's own.
-      if (!parsed.success || !WORKER_EVENTS.has(parsed.data.type)) continue;
-      const event = parsed.data;
+      let event: AgentEvent | undefined = parseTextDelta(item, stamp);
+      if (event === undefined) {
+        // The identity is the host's: a worker cannot claim another run's id, depth or parent.
+        const forced: Record<string, unknown> = { ...(item as object), ...stamp };
+        if (!spec.parentId) delete forced.parentId;
+        const parsed = AgentEvent.safeParse(forced);
+        // Only what an agent loop produces: lifecycle, approval and todo events are the host's own.
+        if (!parsed.success || !WORKER_EVENTS.has(parsed.data.type)) continue;
+        event = parsed.data;
+      }
       if (event.type === 'text-delta') turnText += event.text;
       if (event.type === 'tool-call') toolCalls++;
       if (event.type === 'turn-end') {
