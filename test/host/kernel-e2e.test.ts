@@ -277,3 +277,29 @@ describe('transcripts that cannot be kept, end to end', () => {
     expect((await h.runtime.run({ subagent_type: 'talker', prompt: 'again' })).status).toBe('failed');
   });
 });
+
+describe('transcripts keep the last turn, end to end', () => {
+  it("every run's transcript holds its final reply, though the thread's result may reach the host first", async () => {
+    // A thread's result comes back on Piscina's port, which the host may serve before the run's
+    // own port: the events the worker sent just before it returned must still make the transcript.
+    h = await startHarness({ talker: () => textReply('final words') }, { talker: { tools: ['Read'] } });
+    const outs = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => h!.runtime.run({ subagent_type: 'talker', prompt: `hello ${i}` })),
+    );
+    for (const out of outs) {
+      expect(out.status).toBe('completed');
+      const lines = (await readFile(out.transcriptPath, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: unknown } });
+      const types = lines.map((l) => l.type);
+      expect(types.slice(-4)).toEqual(['message-append', 'turn-end', 'agent-end', 'status']);
+      expect(lines.at(-4)?.message).toEqual({
+        role: 'assistant',
+        content: [{ type: 'text', text: 'final words' }],
+      });
+      expect(types).toContain('usage');
+      expect(types).toContain('text-delta');
+    }
+  });
+});

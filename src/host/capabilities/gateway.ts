@@ -18,6 +18,11 @@ export interface Gateway {
   close(): void;
   /** Calls still running on the host. */
   pending(): number;
+  /**
+   * Handles messages taken from the port after the worker ended: events notes are delivered (they
+   * happened before the end); anything else is dropped, as no one is left to answer.
+   */
+  takeLate(messages: readonly unknown[]): void;
 }
 
 /** Answers for messages the guard refuses: the wire shape Comlink's caller turns into a rejection. */
@@ -67,6 +72,12 @@ export function exposeGateway(
   }
   Object.freeze(table);
 
+  // A one-way call: the worker's events need no answer, and a reply per batch would cost the host a
+  // message and the worker a wake-up. Granted like any call, counted, never answered.
+  const note = (data: Record<string, unknown>) => {
+    if (allowed.has('events.emit') && !closed) void table['events.emit']?.(data.events);
+  };
+
   const listeners = new Map<(event: { data: unknown }) => void, (event: { data: unknown }) => void>();
   const guarded: Endpoint = {
     postMessage: (message, transfer) => {
@@ -76,12 +87,7 @@ export function exposeGateway(
       const filter = (event: { data: unknown }) => {
         const data = event.data as Record<string, unknown> | null;
         if (!data || typeof data !== 'object') return;
-        if (data.type === EVENTS_NOTE) {
-          // A one-way call: the worker's events need no answer, and a reply per batch would cost
-          // the host a message and the worker a wake-up. Granted like any call, counted, never answered.
-          if (allowed.has('events.emit') && !closed) void table['events.emit']?.(data.events);
-          return;
-        }
+        if (data.type === EVENTS_NOTE) return note(data);
         const verdict = admit(data, allowed);
         if (verdict === true) listener(event);
         else endpoint.postMessage(refusal(data.id, verdict));
@@ -104,6 +110,11 @@ export function exposeGateway(
       listeners.clear();
     },
     pending: () => inFlight,
+    takeLate(messages) {
+      for (const data of messages)
+        if (data && typeof data === 'object' && (data as { type?: unknown }).type === EVENTS_NOTE)
+          note(data as Record<string, unknown>);
+    },
   };
 }
 

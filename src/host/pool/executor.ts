@@ -3,7 +3,7 @@
 // a kill. Thread mode uses the Piscina pool; process mode a child process per run.
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { MessageChannel, type Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import { channelEndpoint, portEndpoint, type Endpoint } from '../../shared/endpoint.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { ThreadPool } from './thread-pool.js';
@@ -18,6 +18,13 @@ export interface Launched {
   done: Promise<WorkerRunResult>;
   /** Used and limit heap bytes, where the platform can sample a worker from outside. */
   heap(): { used: number; limit: number } | undefined;
+  /**
+   * Messages the worker posted on its capability port that have not been handled yet, taken
+   * synchronously. A thread's result comes back on Piscina's own port, which the host may serve
+   * before the run's port: the events the worker sent just before it returned would otherwise be
+   * lost when the run closes its port. (Process mode needs none: one IPC channel keeps the order.)
+   */
+  takePending(): unknown[];
   /** Releases channels after the run. */
   dispose(): void;
 }
@@ -51,6 +58,12 @@ export function threadExecutor(pool: ThreadPool): Executor {
         model: portEndpoint(model.port1),
         done,
         heap: () => sampleThread(worker, pool.memoryLimitMb),
+        takePending: () => {
+          const pending: unknown[] = [];
+          for (let next = receiveMessageOnPort(caps.port1); next; next = receiveMessageOnPort(caps.port1))
+            pending.push(next.message);
+          return pending;
+        },
         dispose: () => {
           hostControl.removeEventListener('message', hello);
           caps.port1.close();
@@ -118,6 +131,7 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
           model: idle,
           done,
           heap: () => undefined,
+          takePending: () => [],
           dispose: () => undefined,
         };
       }
@@ -171,6 +185,7 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
         model: channelEndpoint(child, send, 'model'),
         done,
         heap: () => undefined,
+        takePending: () => [],
         dispose: () => {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         },

@@ -235,6 +235,8 @@ export async function runToEnd(
     clearTimeout(ceiling);
     deadline.stop();
     cancel?.removeEventListener('abort', onCancel);
+    // Events the worker sent before it ended may still wait on its port: they go in before the end.
+    gateway.takeLate(launched.takePending());
     gateway.close();
     modelChannel?.close();
     effects.abort(new CadreError('cancelled', 'the run has ended'));

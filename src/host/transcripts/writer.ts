@@ -1,8 +1,9 @@
 // Writes one run's transcript: append-only JSONL at `<dir>/<agentId>.jsonl`, one line per event as it
 // arrives, closed by the terminal status line. `append` only queues (it is called for every text
 // delta); a single write loop drains the queue once the current turn of the event loop is over, so
-// the lines of one turn, and those appended while a write is in flight, go out in one write. A worker that dies cannot take queued lines with it: they live in the
-// host, and `flush()` resolves once every line appended so far has been handed to the OS.
+// the lines of one turn, and those appended while a write is in flight, go out in one write. A
+// worker that dies cannot take queued lines with it: they live in the host, and `flush()` resolves
+// once every line appended so far has been handed to the OS.
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { CadreError } from '../../shared/errors.js';
 import {
