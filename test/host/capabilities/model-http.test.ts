@@ -2,7 +2,7 @@
 // MessageChannel to the host's HTTP side, against real loopback servers. The host reaches only
 // the run's endpoint, swaps the placeholder for the real secret, streams, aborts and cleans up.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { MessageChannel } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -161,13 +161,25 @@ describe('the model channel', () => {
   });
 
   it('sends what one turn of the host brings in one message: head, joined chunks and end', async () => {
-    const api = await loopback((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      // Three writes the host reads at once (corked into one TCP segment).
-      res.cork();
-      for (const part of ['event: a\n', 'data: 1\n\n', 'event: b\ndata: 2\n\n']) res.write(part);
-      res.end();
+    // A whole chunked reply in one socket write: the host's HTTP parser emits the head, three body
+    // chunks and the end in one turn of its event loop.
+    const parts = ['event: a\n', 'data: 1\n\n', 'event: b\ndata: 2\n\n'];
+    const reply =
+      'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n' +
+      parts.map((p) => `${Buffer.byteLength(p).toString(16)}\r\n${p}\r\n`).join('') +
+      '0\r\n\r\n';
+    const sockets: net.Socket[] = [];
+    const raw = net.createServer((socket) => {
+      sockets.push(socket);
+      socket.once('data', () => socket.write(reply));
+      socket.on('error', () => undefined);
     });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    open.push(() => {
+      for (const socket of sockets) socket.destroy();
+      raw.close();
+    });
+    const api = { url: `http://127.0.0.1:${(raw.address() as AddressInfo).port}` };
     const ports = new MessageChannel();
     const host = serveModelChannel(portEndpoint(ports.port1), {
       agentId: 'agent-1',
