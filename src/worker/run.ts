@@ -39,8 +39,9 @@ export async function runWorker(
   // Events go out in order, gathered for one message per turn of this thread's event loop: a
   // reply that ends in eight tool calls is one message to the host, not a dozen. Every capability
   // call first sends what is gathered, so the host sees a tool call before the effects it asks for
-  // (and a tool that then spins until the deadline has its call in the transcript). A kill loses
-  // at most the events of the current turn that no capability call followed.
+  // (and a tool that then spins until the deadline has its call in the transcript); a tool's
+  // result goes out as soon as it is known. A kill loses at most the streamed events of the current
+  // turn that no capability call followed.
   let outbox: AgentEvent[] = [];
   const flush = () => {
     if (outbox.length === 0) return;
@@ -49,7 +50,10 @@ export async function runWorker(
     capsEndpoint.postMessage({ type: EVENTS_NOTE, events: batch });
   };
   const send = (event: AgentEvent) => {
-    if (outbox.push(event) === 1) setImmediate(flush);
+    const first = outbox.push(event) === 1;
+    // A tool's result goes out at once: a parallel tool may be about to spin until the deadline.
+    if (event.type === 'tool-result') flush();
+    else if (first) setImmediate(flush);
   };
   const caps = flushingCaps(remote, flush);
   try {

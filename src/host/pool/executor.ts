@@ -3,7 +3,7 @@
 // a kill. Thread mode uses the Piscina pool; process mode a child process per run.
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { MessageChannel, receiveMessageOnPort, type Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { channelEndpoint, portEndpoint, type Endpoint } from '../../shared/endpoint.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { ThreadPool } from './thread-pool.js';
@@ -58,12 +58,7 @@ export function threadExecutor(pool: ThreadPool): Executor {
         model: portEndpoint(model.port1),
         done,
         heap: () => sampleThread(worker, pool.memoryLimitMb),
-        takePending: () => {
-          const pending: unknown[] = [];
-          for (let next = receiveMessageOnPort(caps.port1); next; next = receiveMessageOnPort(caps.port1))
-            pending.push(next.message);
-          return pending;
-        },
+        takePending: () => takeQueued(caps.port1),
         dispose: () => {
           hostControl.removeEventListener('message', hello);
           caps.port1.close();
@@ -73,6 +68,26 @@ export function threadExecutor(pool: ThreadPool): Executor {
       };
     },
   };
+}
+
+/** At most this many messages, and this long, are taken from a port after its run ended. */
+export const TAKE_PENDING_LIMIT = { messages: 10_000, ms: 20 };
+
+/**
+ * What is queued on `port`, taken synchronously, within TAKE_PENDING_LIMIT: a worker that keeps
+ * posting after its result (or while it is killed) cannot hold the host's event loop in this loop.
+ * What is left is dropped with the port.
+ */
+export function takeQueued(port: MessagePort): unknown[] {
+  const taken: unknown[] = [];
+  const until = performance.now() + TAKE_PENDING_LIMIT.ms;
+  while (taken.length < TAKE_PENDING_LIMIT.messages) {
+    if (taken.length % 256 === 255 && performance.now() > until) break;
+    const next = receiveMessageOnPort(port);
+    if (!next) break;
+    taken.push(next.message);
+  }
+  return taken;
 }
 
 let lastSample = new WeakMap<Worker, { used: number; limit: number }>();
