@@ -21,10 +21,22 @@ export interface ResolvedPath {
 }
 
 /** Linux's own limit on symlinks followed while resolving one path. */
-const MAX_LINKS = 40;
+export const MAX_LINKS = 40;
 
-function codeOf(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
+/** The error for a symlink followed past MAX_LINKS. */
+export function tooManyLinks(p: string): CadreError {
+  return new CadreError('invalid_input', `too many levels of symbolic links: ${p}`);
+}
+
+/**
+ * What a failed realpath of `p` means: undefined when `p` (or a directory on it) does not exist,
+ * so the caller resolves it by hand; otherwise the error to throw.
+ */
+export function realpathFailure(error: unknown, p: string): CadreError | undefined {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+  if (code === 'ELOOP') return tooManyLinks(p);
+  return new CadreError('io_error', `cannot resolve ${p}: ${(error as Error).message}`);
 }
 
 /** Real path of `p`, which may not exist: follows dangling symlinks and missing tails by hand. */
@@ -32,11 +44,8 @@ async function realOf(p: string, links: { count: number }): Promise<{ real: stri
   try {
     return { real: await realpath(p), exists: true };
   } catch (error) {
-    const code = codeOf(error);
-    if (code === 'ELOOP') throw new CadreError('invalid_input', `too many levels of symbolic links: ${p}`);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-      throw new CadreError('io_error', `cannot resolve ${p}: ${(error as Error).message}`);
-    }
+    const failure = realpathFailure(error, p);
+    if (failure) throw failure;
   }
   const parent = path.dirname(p);
   if (parent === p) return { real: p, exists: false };
@@ -44,8 +53,7 @@ async function realOf(p: string, links: { count: number }): Promise<{ real: stri
   // target is what must be judged, not the link's own location.
   const link = await lstat(p).catch(() => undefined);
   if (link?.isSymbolicLink()) {
-    if (++links.count > MAX_LINKS)
-      throw new CadreError('invalid_input', `too many levels of symbolic links: ${p}`);
+    if (++links.count > MAX_LINKS) throw tooManyLinks(p);
     const target = path.resolve(path.dirname(p), await readlink(p));
     return { real: (await realOf(target, links)).real, exists: false };
   }

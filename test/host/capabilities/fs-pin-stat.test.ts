@@ -2,8 +2,7 @@
 // in this thread, must refuse what a swapped directory or file leads to, in the batch read (the I/O
 // thread's code, run here), in fs.read and in fs.write, and let everything unswapped through (the
 // walk's listings included).
-import { mkdir, mkdtemp, readdir, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { globSync } from '../../../src/host/capabilities/fs/glob-walk-sync.js';
@@ -13,10 +12,12 @@ import { list } from '../../../src/host/capabilities/fs/list.js';
 import { readText } from '../../../src/host/capabilities/fs/read.js';
 import { writeAtomic } from '../../../src/host/capabilities/fs/write.js';
 import { resolvePath } from '../../../src/host/capabilities/paths.js';
+import { checkedThenSwapped, swapProject, type SwapProject } from './swap-fixture.js';
 
 let base: string;
 let project: string;
 let outside: string;
+let fx: SwapProject;
 
 beforeAll(() => {
   // This suite runs on Linux, where the probe finds /proc: the fallback is switched on by hand.
@@ -27,25 +28,14 @@ afterAll(() => {
   forceOpenCheckForTesting(undefined);
 });
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-pin-stat-')));
-  project = path.join(base, 'project');
-  outside = path.join(base, 'outside');
-  await mkdir(path.join(project, 'sub'), { recursive: true });
-  await mkdir(outside, { recursive: true });
-  await writeFile(path.join(project, 'sub', 'f.txt'), 'inside\n');
-  await writeFile(path.join(outside, 'f.txt'), 'SECRET\n');
+  fx = await swapProject('cadre-pin-stat-');
+  ({ base, project, outside } = fx);
 });
 afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-/** Checks a path, then swaps its directory for a symlink to the outside, as a racing agent would. */
-async function checkedThenSwapped(rel: string): Promise<string> {
-  const checked = await resolvePath(rel, project);
-  await rename(path.join(project, 'sub'), path.join(project, 'sub-moved'));
-  await symlink(outside, path.join(project, 'sub'));
-  return checked.real;
-}
+const swapped = (rel: string) => checkedThenSwapped(fx, rel);
 
 const RACED = /changed between the permission check and the open/;
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -56,7 +46,7 @@ describe("the 'stat' mode race check", () => {
   });
 
   it('a batch read refuses a file whose directory was swapped after the check', async () => {
-    const real = await checkedThenSwapped('sub/f.txt');
+    const real = await swapped('sub/f.txt');
     const batch = readBatchSync([real], 1 << 20, 1 << 24);
     expect(batch.read).toEqual([]);
     expect(batch.skipped[0]?.reason).toMatch(RACED);
@@ -73,7 +63,7 @@ describe("the 'stat' mode race check", () => {
   });
 
   it('a read refuses what a swapped directory leads to', async () => {
-    const real = await checkedThenSwapped('sub/f.txt');
+    const real = await swapped('sub/f.txt');
     await expect(readText(real)).rejects.toMatchObject({ code: 'permission_denied', message: RACED });
   });
 
@@ -81,18 +71,18 @@ describe("the 'stat' mode race check", () => {
     const checked = await resolvePath('sub', project);
     expect((await list(checked.real)).entries.map((e) => e.name)).toEqual(['f.txt']);
     await writeFile(path.join(outside, 'OTHER-NAME.txt'), 'x\n');
-    const real = await checkedThenSwapped('sub');
+    const real = await swapped('sub');
     await expect(list(real)).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
   it('a write refuses, and nothing lands outside', async () => {
-    const real = await checkedThenSwapped('sub/new.txt');
+    const real = await swapped('sub/new.txt');
     await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });
     expect(await readdir(outside)).toEqual(['f.txt']);
   });
 
   it('a write under missing directories refuses when an existing one was swapped', async () => {
-    const real = await checkedThenSwapped('sub/deep/er/new.txt');
+    const real = await swapped('sub/deep/er/new.txt');
     await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });
     expect(await readdir(outside)).toEqual(['f.txt']);
   });

@@ -1,7 +1,6 @@
 // The check-then-use window: a directory on a checked path swapped for a symlink to the outside
 // (what an agent with Bash could race against the host) must not redirect a read or a write.
-import { mkdir, mkdtemp, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMany } from '../../../src/host/capabilities/fs/read-many.js';
@@ -9,41 +8,31 @@ import { list } from '../../../src/host/capabilities/fs/list.js';
 import { readText } from '../../../src/host/capabilities/fs/read.js';
 import { writeAtomic } from '../../../src/host/capabilities/fs/write.js';
 import { resolvePath } from '../../../src/host/capabilities/paths.js';
+import { checkedThenSwapped, swapProject, type SwapProject } from './swap-fixture.js';
 
 let base: string;
 let project: string;
 let outside: string;
+let fx: SwapProject;
 
 beforeEach(async () => {
-  base = await mkdtemp(path.join(os.tmpdir(), 'cadre-pin-'));
-  project = path.join(base, 'project');
-  outside = path.join(base, 'outside');
-  await mkdir(path.join(project, 'sub'), { recursive: true });
-  await mkdir(outside, { recursive: true });
-  await writeFile(path.join(project, 'sub', 'f.txt'), 'inside\n');
-  await writeFile(path.join(outside, 'f.txt'), 'SECRET\n');
+  fx = await swapProject('cadre-pin-');
+  ({ base, project, outside } = fx);
 });
 afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-/** Checks a path, then swaps its directory for a symlink to the outside, as a racing agent would. */
-async function checkedThenSwapped(rel: string): Promise<string> {
-  const checked = await resolvePath(rel, project);
-  expect(checked.real.startsWith(project)).toBe(true);
-  await rename(path.join(project, 'sub'), path.join(project, 'sub-moved'));
-  await symlink(outside, path.join(project, 'sub'));
-  return checked.real;
-}
+const swapped = (rel: string) => checkedThenSwapped(fx, rel);
 
 describe('check-then-use window', () => {
   it('a read refuses what it opened when a directory was swapped after the check', async () => {
-    const real = await checkedThenSwapped('sub/f.txt');
+    const real = await swapped('sub/f.txt');
     await expect(readText(real)).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
   it('a batch read skips such a file and never returns its content', async () => {
-    const real = await checkedThenSwapped('sub/f.txt');
+    const real = await swapped('sub/f.txt');
     const result = await readMany([real]);
     expect(result.files).toEqual([]);
     expect(result.skipped[0]?.reason).toMatch(/changed between the permission check and the open/);
@@ -62,7 +51,7 @@ describe('check-then-use window', () => {
     await mkdir(path.join(project, 'other'));
     await writeFile(path.join(project, 'other', 'g.txt'), 'fine\n');
     const other = await resolvePath('other/g.txt', project);
-    const real = await checkedThenSwapped('sub/f.txt');
+    const real = await swapped('sub/f.txt');
     const result = await readMany([real, other.real, real]);
     expect(result.files.map((f) => f.content)).toEqual(['fine\n']);
     expect(result.skipped).toHaveLength(2);
@@ -73,18 +62,18 @@ describe('check-then-use window', () => {
     const checked = await resolvePath('sub', project);
     expect((await list(checked.real)).entries.map((e) => e.name)).toEqual(['f.txt']);
     await writeFile(path.join(outside, 'OTHER-NAME.txt'), 'x\n');
-    const real = await checkedThenSwapped('sub');
+    const real = await swapped('sub');
     await expect(list(real)).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
   it('a write refuses, and nothing lands outside', async () => {
-    const real = await checkedThenSwapped('sub/new.txt');
+    const real = await swapped('sub/new.txt');
     await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });
     expect((await readdir(outside)).sort()).toEqual(['f.txt']);
   });
 
   it('a write under missing directories creates none of them outside', async () => {
-    const real = await checkedThenSwapped('sub/deep/er/new.txt');
+    const real = await swapped('sub/deep/er/new.txt');
     await expect(writeAtomic(real, 'pwned')).rejects.toMatchObject({ code: 'permission_denied' });
     expect((await readdir(outside)).sort()).toEqual(['f.txt']);
   });

@@ -4,25 +4,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
-import type { ResolvedPath } from '../paths.js';
-
-/** Linux's own limit on symlinks followed while resolving one path. */
-const MAX_LINKS = 40;
-
-function codeOf(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
-}
+import { MAX_LINKS, realpathFailure, tooManyLinks, type ResolvedPath } from '../paths.js';
 
 /** Real path of `p`, which may not exist: follows dangling symlinks and missing tails by hand. */
 function realOf(p: string, links: { count: number }): { real: string; exists: boolean } {
   try {
     return { real: fs.realpathSync.native(p), exists: true };
   } catch (error) {
-    const code = codeOf(error);
-    if (code === 'ELOOP') throw new CadreError('invalid_input', `too many levels of symbolic links: ${p}`);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-      throw new CadreError('io_error', `cannot resolve ${p}: ${(error as Error).message}`);
-    }
+    const failure = realpathFailure(error, p);
+    if (failure) throw failure;
   }
   const parent = path.dirname(p);
   if (parent === p) return { real: p, exists: false };
@@ -33,8 +23,7 @@ function realOf(p: string, links: { count: number }): { real: string; exists: bo
     link = undefined;
   }
   if (link?.isSymbolicLink()) {
-    if (++links.count > MAX_LINKS)
-      throw new CadreError('invalid_input', `too many levels of symbolic links: ${p}`);
+    if (++links.count > MAX_LINKS) throw tooManyLinks(p);
     const target = path.resolve(path.dirname(p), fs.readlinkSync(p));
     return { real: realOf(target, links).real, exists: false };
   }
