@@ -12,13 +12,14 @@ import { ConfigFile, keysAt } from './config/schema.js';
 import { issueMessage } from './config/zod-messages.js';
 import { sortByLine } from './registry/format-issue.js';
 
-export { type CadreConfig, CONFIG_DEFAULTS, defaultConfig, mergeConfig } from './config/merge.js';
+export { type CadreConfig, type SandboxSettings, CONFIG_DEFAULTS, defaultConfig, mergeConfig } from './config/merge.js';
 export {
   ConfigFile,
   PermissionsConfig,
   ProviderConfig,
   ModelAliases,
   SandboxMode,
+  SandboxConfig,
   IsolationMode,
 } from './config/schema.js';
 

@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     expect(config.merged).toEqual({
       agents: {},
       permissions: { allow: [], ask: [], deny: [], defaultMode: 'default', additionalDirectories: [] },
-      sandbox: 'auto',
+      sandbox: { mode: 'auto', allowRead: [], denyRead: [], protect: [] },
       models: {},
       providers: {},
       concurrency: 16,
@@ -95,7 +95,7 @@ describe('loadConfig', () => {
     expect(merged).toMatchObject({
       concurrency: 8,
       maxDepth: 1,
-      sandbox: 'required',
+      sandbox: { mode: 'required' },
       isolation: 'process',
       memoryLimitMb: 512,
       defaultModel: 'sonnet',
@@ -169,11 +169,11 @@ describe('loadConfig', () => {
       'concurrency',
       'permissions.deny.1',
       'providers.x.baseURL',
-      'sandbox',
+      'sandbox.mode',
     ]);
     expect(merged.permissions.deny).toEqual(['Bash', 'Write']);
     expect(merged.providers).toEqual({});
-    expect(merged.sandbox).toBe('auto');
+    expect(merged.sandbox.mode).toBe('auto');
   });
 
   it('a config that is not an object, an empty file, and an unreadable path', async () => {
@@ -211,5 +211,33 @@ describe('parseJsonText', () => {
       ok: true,
       value: { a: [1, 'b', null, true] },
     });
+  });
+});
+
+describe('the sandbox block', () => {
+  it('takes a mode string or an object whose lists add up across the two files', async () => {
+    await writeFiles(home, {
+      '.cadre/config.json': JSON.stringify({ sandbox: { allowRead: ['~/tools'], protect: ['.lefthook'] } }),
+    });
+    await writeFiles(project, {
+      '.cadre/config.json': JSON.stringify({
+        sandbox: { mode: 'off', denyRead: ['secrets'], bwrapPath: '/opt/bwrap/bin/bwrap', protect: ['ci/'] },
+      }),
+    });
+    const { errors, merged } = await loadConfig({ cwd: project, home });
+    expect(errors).toEqual([]);
+    expect(merged.sandbox).toEqual({
+      mode: 'off',
+      bwrapPath: '/opt/bwrap/bin/bwrap',
+      allowRead: [path.join(home, 'tools')],
+      denyRead: [path.join(project, 'secrets')],
+      protect: ['ci/', '.lefthook'],
+    });
+    expect(parseConfigText('/c.json', '{"sandbox": "off"}').config.sandbox).toEqual({ mode: 'off' });
+    const bad = parseConfigText('/c.json', '{"sandbox": {"bwrapPath": "bwrap", "protekt": []}}');
+    expect(bad.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/absolute path/),
+      expect.stringMatching(/did you mean "protect"/),
+    ]);
   });
 });

@@ -148,7 +148,7 @@ export class RuntimeCore {
         homeDir: this.home,
         mode: node.grant.mode,
         rules: this.rules,
-        sandbox: this.config.sandbox,
+        sandbox: this.config.sandbox.mode,
         approvals: this.approvals,
         audit: this.audit,
         signal: ctx.signal,

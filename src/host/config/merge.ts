@@ -4,7 +4,14 @@
 import path from 'node:path';
 import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
-import type { ConfigFile, IsolationMode, ModelAliases, ProviderConfig, SandboxMode } from './schema.js';
+import type {
+  ConfigFile,
+  IsolationMode,
+  ModelAliases,
+  ProviderConfig,
+  SandboxConfig,
+  SandboxMode,
+} from './schema.js';
 
 /** The merged configuration with defaults applied. */
 export interface CadreConfig {
@@ -18,7 +25,7 @@ export interface CadreConfig {
     /** Absolute directories the agents may use besides the project. */
     additionalDirectories: string[];
   };
-  sandbox: SandboxMode;
+  sandbox: SandboxSettings;
   models: ModelAliases;
   defaultModel?: string;
   providers: Record<string, ProviderConfig>;
@@ -38,6 +45,19 @@ export interface CadreConfig {
   memoryLimitMb?: number;
   /** Absolute directory for transcripts; absent = the runtime's default. */
   transcriptsDir?: string;
+}
+
+/** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
+export interface SandboxSettings {
+  mode: SandboxMode;
+  /** The configured bwrap executable (absolute), if any. */
+  bwrapPath?: string;
+  /** Absolute paths commands may also read. */
+  allowRead: string[];
+  /** Absolute paths hidden from commands. */
+  denyRead: string[];
+  /** Project-relative paths added to the protected list. */
+  protect: string[];
 }
 
 /** Defaults for every field that has one. */
@@ -85,7 +105,7 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
         ...(user.permissions?.additionalDirectories ?? []).map(resolveUser),
       ]),
     },
-    sandbox: project.sandbox ?? user.sandbox ?? CONFIG_DEFAULTS.sandbox,
+    sandbox: mergeSandbox(user.sandbox, project.sandbox, resolveUser, resolveProject),
     models: { ...user.models, ...project.models },
     providers: { ...user.providers, ...project.providers },
     concurrency: project.concurrency ?? user.concurrency ?? CONFIG_DEFAULTS.concurrency,
@@ -105,6 +125,25 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
   if (project.transcriptsDir !== undefined) merged.transcriptsDir = resolveProject(project.transcriptsDir);
   else if (user.transcriptsDir !== undefined) merged.transcriptsDir = resolveUser(user.transcriptsDir);
   return merged;
+}
+
+function mergeSandbox(
+  user: SandboxConfig | undefined,
+  project: SandboxConfig | undefined,
+  resolveUser: (p: string) => string,
+  resolveProject: (p: string) => string,
+): SandboxSettings {
+  const paths = (key: 'allowRead' | 'denyRead') =>
+    unique([...(project?.[key] ?? []).map(resolveProject), ...(user?.[key] ?? []).map(resolveUser)]);
+  const settings: SandboxSettings = {
+    mode: project?.mode ?? user?.mode ?? CONFIG_DEFAULTS.sandbox,
+    allowRead: paths('allowRead'),
+    denyRead: paths('denyRead'),
+    protect: unique([...(project?.protect ?? []), ...(user?.protect ?? [])]),
+  };
+  const bwrapPath = project?.bwrapPath ?? user?.bwrapPath;
+  if (bwrapPath !== undefined) settings.bwrapPath = bwrapPath;
+  return settings;
 }
 
 function resolvePath(p: string, base: string, home: string): string {

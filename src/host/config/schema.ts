@@ -45,6 +45,29 @@ export const SandboxMode = z.enum(['auto', 'required', 'off']);
 /** A sandbox mode. */
 export type SandboxMode = z.infer<typeof SandboxMode>;
 
+const absolutePath = z.string().regex(/^\//, 'must be an absolute path');
+
+/**
+ * The `sandbox` block. `"sandbox": "off"` is short for `{ "mode": "off" }`. Paths in the lists are
+ * relative to the file's directory base (project or home) unless absolute or `~/`.
+ */
+export const SandboxConfig = z.preprocess(
+  (value) => (typeof value === 'string' ? { mode: value } : value),
+  z.strictObject({
+    mode: SandboxMode.optional(),
+    /** An absolute path to the bwrap executable; never looked up on PATH or in the project. */
+    bwrapPath: absolutePath.optional(),
+    /** More paths commands may read (read-only). */
+    allowRead: z.array(nonEmpty).optional(),
+    /** Paths hidden from commands, on top of the built-in credential list. */
+    denyRead: z.array(nonEmpty).optional(),
+    /** More project-relative paths that file tools always ask before writing and commands cannot write. */
+    protect: z.array(nonEmpty).optional(),
+  }),
+);
+/** The `sandbox` block. */
+export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
 /** How agents are isolated from the host: a worker thread, or a child process for a hard memory cap. */
 export const IsolationMode = z.enum(['thread', 'process']);
 /** An isolation mode. */
@@ -61,7 +84,7 @@ export const ConfigFile = z.strictObject({
   $schema: z.string().optional(),
   agents: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   permissions: PermissionsConfig.optional(),
-  sandbox: SandboxMode.optional(),
+  sandbox: SandboxConfig.optional(),
   models: ModelAliases.optional(),
   defaultModel: nonEmpty.optional(),
   providers: z
@@ -85,6 +108,8 @@ export function keysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return Object.keys(ConfigFile.shape);
   if (path.length === 1 && path[0] === 'permissions') return Object.keys(PermissionsConfig.shape);
   if (path.length === 1 && path[0] === 'models') return Object.keys(ModelAliases.shape);
+  if (path.length === 1 && path[0] === 'sandbox')
+    return ['mode', 'bwrapPath', 'allowRead', 'denyRead', 'protect'];
   if (path.length === 2 && path[0] === 'providers') return Object.keys(ProviderConfig.shape);
   return [];
 }

@@ -26,7 +26,10 @@ export const PROTECTED_PATHS: readonly string[] = [
 export function protectedPaths(extra: readonly string[] = []): string[] {
   const out = new Set<string>();
   for (const entry of [...PROTECTED_PATHS, ...extra]) {
-    const norm = entry.replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/\/+$/, '');
+    const norm = entry
+      .replace(/\\/g, '/')
+      .replace(/^\.\/+/, '')
+      .replace(/\/+$/, '');
     if (norm !== '' && !norm.startsWith('/') && !norm.split('/').includes('..')) out.add(norm);
   }
   return [...out];
