@@ -67,7 +67,9 @@ await Promise.all([
   build({
     ...cjs,
     entryPoints: [path.join(cliDir, 'main.js')],
-    external: ['piscina'],
+    // web-tree-sitter (the shell policy's bash grammar) is required from node_modules, with its
+    // wasm, only when a first command is judged: most CLI runs never load it. Never bundled.
+    external: ['piscina', 'web-tree-sitter'],
     outfile: path.join(cliDir, 'cadre.cjs'),
   }),
 ]);

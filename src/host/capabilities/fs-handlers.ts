@@ -17,7 +17,7 @@ import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
 import { writeAtomic } from './fs/write.js';
 import { resolvePath, type ResolvedPath } from './paths.js';
-import { decide } from './policy.js';
+import { decide, loadShellGrammar } from './policy.js';
 import type { PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
 
@@ -258,6 +258,8 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       String((raw as { command?: unknown })?.command ?? '').slice(0, 200),
       async () => {
         const req = parseRequest('exec.run', raw);
+        // Loaded at the first command of the process, not at start-up (most runs never need it).
+        await loadShellGrammar();
         const reason = await authorize(
           ctx,
           { capability: 'exec.run', command: req.command },

@@ -3,8 +3,10 @@
 //
 // Order: the path jail; secrets (denied to reads unless an allow rule names them); deny rules
 // (always win); plan mode (no writes, no commands); protected files (writes ask); ask rules
-// (ignored in bypassPermissions); allow rules; the mode's default. Shell commands are split into
-// their simple commands and judged part by part (see policy/exec-decide.ts).
+// (ignored in bypassPermissions); allow rules; the mode's default. Shell commands are read with the
+// bash grammar and judged part by part (see policy/exec-decide.ts); the grammar is loaded once per
+// process by `loadShellGrammar()`, which callers await before judging a command (until then, and
+// if it cannot load, commands ask).
 import { isPermissionMode, PERMISSION_MODES } from '../../shared/permission-modes.js';
 import { decideCommand } from './policy/exec-decide.js';
 import { decidePath, type PathDecideContext } from './policy/path-decide.js';
@@ -29,6 +31,7 @@ export type {
   Verdict,
 } from './policy/types.js';
 export { validateRules, parseRule } from './policy/rules.js';
+export { loadShellGrammar } from './policy/shell-grammar.js';
 export { SENSITIVE_PATTERNS } from './policy/sensitive.js';
 
 const FILE_CAPABILITIES = new Set(['fs.read', 'fs.readMany', 'fs.glob', 'fs.stat', 'fs.list', 'fs.write']);

@@ -1,5 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { decide, decideEach, type PolicyInput } from '../../../src/host/capabilities/policy.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  decide,
+  decideEach,
+  type PolicyInput,
+  loadShellGrammar,
+} from '../../../src/host/capabilities/policy.js';
+
+// Commands are read with the bash grammar, loaded once per process.
+beforeAll(() => loadShellGrammar());
 
 /** A small seeded PRNG (mulberry32) so a failure can be replayed. */
 function rng(seed: number): () => number {

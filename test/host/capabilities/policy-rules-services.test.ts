@@ -1,6 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { decide, validateRules, type PolicyInput } from '../../../src/host/capabilities/policy.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  decide,
+  validateRules,
+  type PolicyInput,
+  loadShellGrammar,
+} from '../../../src/host/capabilities/policy.js';
 import { CALLS, type Row, inside } from './policy-fixtures.js';
+
+// Commands are read with the bash grammar, loaded once per process.
+beforeAll(() => loadShellGrammar());
 
 const RULE_TABLE: Row[] = [
   // Read rules

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { decide, type PolicyInput } from '../../../src/host/capabilities/policy.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decide, type PolicyInput, loadShellGrammar } from '../../../src/host/capabilities/policy.js';
 import { CALLS, P, type Row, inside } from './policy-fixtures.js';
+
+// Commands are read with the bash grammar, loaded once per process.
+beforeAll(() => loadShellGrammar());
 
 const RULE_TABLE: Row[] = [
   // Bash rules

@@ -1,0 +1,344 @@
+// The path guards of shell commands: the files a command names in its arguments, reads or writes
+// by redirection, checked against the sensitive-file list, the protected paths and the deny rules,
+// in every mode. Words are checked as the patterns they may expand to (globs, braces, variables
+// given a value in the same command, the literal fragments of anything else), resolved from each
+// directory the command may be in by then (`cd`). What cannot be known before it runs is left to
+// the sandbox: these guards catch what static reading can.
+import path from 'node:path';
+import { globCandidates, globTokens, globWitness, hasGlob, unescapeGlob } from './glob-overlap.js';
+import { matchPathSpec, relativeToRoot } from './path-match.js';
+import {
+  decideRedirectTarget,
+  ruleSpecFor,
+  type PathDecideContext,
+  type RedirectVerdict,
+} from './path-decide.js';
+import { PROTECTED_PATHS, protectedPaths } from './protected-paths.js';
+import type { ParsedRule } from './rules.js';
+import { findSensitive, SENSITIVE_PATTERNS, specNames } from './sensitive.js';
+import { escapeGlob } from './shell-quote.js';
+import type { ShellWord } from './shell-words.js';
+import type { PolicyDecision } from './types.js';
+
+/** What a command decision needs. */
+export type ExecContext = PathDecideContext & { homeDir?: string; protect?: readonly string[] };
+
+/** Where the guards resolve relative paths, and how globs may match. */
+export interface GuardScope {
+  /** Directories the command may be in when a part runs (absolute). */
+  cwds: readonly string[];
+  /** Globs may match names that start with a dot (`shopt -s dotglob` may be in force). */
+  dotglob: boolean;
+  /** Verdicts already reached in this decision, by directories and pattern (words repeat). */
+  memo?: Map<string, PolicyDecision | null>;
+}
+
+/** Names the glob check tries: sensitive names, protected paths and what deny rules name. */
+function vocabulary(ctx: ExecContext): string[] {
+  const words = new Set<string>();
+  const add = (text: string) => {
+    for (const seg of text.split('/')) if (seg !== '' && seg !== '**' && seg !== '.') words.add(seg);
+  };
+  for (const line of SENSITIVE_PATTERNS)
+    for (const token of line.split(/[\s,()]+/)) add(token.replace(/[:;]+$/, ''));
+  for (const p of protectedPaths(ctx.protect ?? [])) add(p);
+  for (const r of [...ctx.rules.deny, ...ctx.rules.ask])
+    if (r.specifier !== undefined && r.tool !== 'Bash') add(r.specifier);
+  return [...words];
+}
+
+const vocabularies = new WeakMap<object, string[]>();
+function vocabularyOf(ctx: ExecContext): string[] {
+  let v = vocabularies.get(ctx.rules);
+  if (!v) {
+    v = vocabulary(ctx);
+    vocabularies.set(ctx.rules, v);
+  }
+  return v;
+}
+
+/** Absolute patterns a word's pattern stands for, from each possible working directory. */
+function resolvePattern(pattern: string, ctx: ExecContext, scope: GuardScope): string[] {
+  if (pattern === '~' || pattern.startsWith('~/')) {
+    return ctx.homeDir === undefined
+      ? []
+      : [path.posix.normalize(escapeGlob(ctx.homeDir) + pattern.slice(1))];
+  }
+  if (pattern.startsWith('/')) return [path.posix.normalize(pattern)];
+  if (pattern.startsWith('~')) return [];
+  // Most words are plain relative names: joining needs no normalising.
+  const plain = !/(^|\/)\.\.?(\/|$)|\/\/|\/$/.test(pattern);
+  return scope.cwds.map((cwd) =>
+    plain ? `${escapeGlob(cwd)}/${pattern}` : path.posix.normalize(`${escapeGlob(cwd)}/${pattern}`),
+  );
+}
+
+/** A concrete path to check, and the absolute glob it came from (when it has glob characters). */
+interface Candidate {
+  path: string;
+  glob?: string;
+}
+
+/** Concrete paths to check for one pattern; undefined when a glob could match too much to check. */
+function candidates(pattern: string, ctx: ExecContext, scope: GuardScope): Candidate[] | undefined {
+  const out: Candidate[] = [];
+  for (const abs of resolvePattern(pattern, ctx, scope)) {
+    if (!hasGlob(abs)) {
+      out.push({ path: unescapeGlob(abs) });
+      continue;
+    }
+    const found = globCandidates(abs, vocabularyOf(ctx), scope.dotglob);
+    if (found === undefined) return undefined;
+    out.push(...found.map((path) => ({ path, glob: abs })));
+  }
+  return out;
+}
+
+const PROBE = 'cadreprobe';
+
+/**
+ * The candidate with every segment its glob fills by a wildcard replaced by a neutral name the
+ * glob also matches (`cadreprobe`, or `cadreprobe` with the same extension). If that path is still
+ * guarded, the glob names the guarded path (`*.pem`, `.e?v`, `~/.ss?/id_rs?`); if not, the glob
+ * only matches it as it matches anything (`src/*`, `*.json`), and the sandbox is what guards it.
+ */
+function neutral(c: Candidate, dotglob: boolean): string {
+  if (c.glob === undefined) return c.path;
+  const globSegs = c.glob.split('/');
+  const segs = c.path.split('/');
+  return segs
+    .map((seg, k) => {
+      const g = globSegs[k] ?? '';
+      if (!hasGlob(g)) return seg;
+      const dot = seg.lastIndexOf('.');
+      const probes = [PROBE, ...(dot > 0 ? [PROBE + seg.slice(dot)] : [])];
+      const tokens = globTokens(g);
+      return (
+        probes.find(
+          (p) => globWitness(tokens, globTokens(escapeGlob(p)), { shellDot: !dotglob }) !== undefined,
+        ) ?? seg
+      );
+    })
+    .join('/');
+}
+
+interface ProtectedIndex {
+  /** Entries by their first segment (lowercased). */
+  byFirst: Map<string, { entry: string; segs: string[] }[]>;
+  /** Matches a path holding any first segment: most paths fail it and are cleared at once. */
+  maybe: RegExp;
+}
+
+/** The protected list indexed, kept per list. */
+const protectedIndex = new Map<readonly string[], ProtectedIndex>();
+function indexOf(list: readonly string[]): ProtectedIndex {
+  let index = protectedIndex.get(list);
+  if (!index) {
+    const byFirst = new Map<string, { entry: string; segs: string[] }[]>();
+    for (const entry of list) {
+      const segs = entry.toLowerCase().split('/');
+      const first = segs[0] ?? '';
+      byFirst.set(first, [...(byFirst.get(first) ?? []), { entry, segs }]);
+    }
+    const firsts = [...byFirst.keys()].map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    index = { byFirst, maybe: new RegExp(`(^|/)(${firsts.join('|')})(/|$)`) };
+    if (protectedIndex.size > 64) protectedIndex.clear();
+    protectedIndex.set(list, index);
+  }
+  return index;
+}
+
+/** The protected entry (one list, protected-paths.ts) a path is in or under, at any depth of a root. */
+export function commandProtected(p: string, ctx: ExecContext): string | undefined {
+  const rel = relativeToRoot(p, ctx);
+  if (rel === undefined || rel === '') return undefined;
+  const index = indexOf(ctx.protect ?? PROTECTED_PATHS);
+  const lower = rel.toLowerCase();
+  if (!index.maybe.test(lower)) return undefined;
+  const segs = lower.split('/');
+  for (let i = 0; i < segs.length; i++) {
+    for (const { entry, segs: parts } of index.byFirst.get(segs[i] as string) ?? []) {
+      if (i + parts.length <= segs.length && parts.every((seg, k) => segs[i + k] === seg)) return entry;
+    }
+  }
+  return undefined;
+}
+
+function allowNames(
+  rules: readonly ParsedRule[],
+  tools: readonly string[],
+  p: string,
+  ctx: ExecContext,
+): boolean {
+  const hit = findSensitive(p) ?? { label: '', keys: [p.split('/').length - 1] };
+  return rules.some(
+    (r) => tools.includes(r.tool) && r.specifier !== undefined && specNames(r.specifier, p, hit, ctx),
+  );
+}
+
+function denyRule(p: string, tools: readonly string[], ctx: ExecContext): ParsedRule | undefined {
+  return ctx.rules.deny.find(
+    (r) => tools.includes(r.tool) && (r.specifier === undefined || matchPathSpec(r.specifier, p, ctx)),
+  );
+}
+
+/** Why naming path `p` in a command asks, if it does. */
+function namedPathProblem(p: string, word: string, ctx: ExecContext): PolicyDecision | undefined {
+  const hit = findSensitive(p);
+  if (hit && !allowNames(ctx.rules.allow, ['Read'], p, ctx)) {
+    return {
+      decision: 'ask',
+      reason: `it names ${word}, which may be ${p}, a sensitive file (${hit.label}); allow reading it with an allow rule such as "Read(${ruleSpecFor(p, ctx)})"`,
+      suggestions: [`Read(${ruleSpecFor(p, ctx)})`],
+    };
+  }
+  const entry = commandProtected(p, ctx);
+  if (entry && !allowNames(ctx.rules.allow, ['Edit', 'Write'], p, ctx)) {
+    return {
+      decision: 'ask',
+      reason: `it names ${word}, which may be in ${entry}, a protected path (what is written there runs code later); allow it with an allow rule such as "Edit(${ruleSpecFor(p, ctx)})"`,
+    };
+  }
+  const deny = denyRule(p, ['Read', 'Edit', 'Write'], ctx);
+  if (deny)
+    return {
+      decision: 'ask',
+      reason: `it names ${word}, which may be ${p}: deny rule "${deny.text}" covers it`,
+    };
+  return undefined;
+}
+
+/** The values inside a word that may be paths: the word, after `--opt=` or `KEY=`, after `@`. */
+function pathLike(pattern: string): string[] {
+  const out = [pattern];
+  const eq = pattern.indexOf('=');
+  const value = eq === -1 ? pattern : pattern.slice(eq + 1);
+  if (eq !== -1) out.push(value);
+  // `@file` is how curl and friends read a file into an argument.
+  if (value.startsWith('@')) out.push(value.slice(1));
+  return out;
+}
+
+/** The first candidate of `pattern` that `check` flags, where the glob (if any) names it. */
+function firstFlagged<T extends PolicyDecision>(
+  pattern: string,
+  ctx: ExecContext,
+  scope: GuardScope,
+  check: (p: string) => T | undefined,
+): { found: T } | { tooMany: true } | undefined {
+  const found = candidates(pattern, ctx, scope);
+  if (found === undefined) return { tooMany: true };
+  for (const c of found) {
+    const hit = check(c.path);
+    if (hit === undefined) continue;
+    if (c.glob === undefined) return { found: hit };
+    // A rule suggested for one name a glob may match would not cover the glob.
+    if (check(neutral(c, scope.dotglob)) !== undefined) {
+      const { suggestions: _suggestions, ...rest } = hit;
+      return { found: rest as T };
+    }
+  }
+  return undefined;
+}
+
+/** The guard verdict on a word a command is given (argument or assignment value), if it asks. */
+export function guardWord(word: ShellWord, ctx: ExecContext, scope: GuardScope): PolicyDecision | undefined {
+  const key = scope.memo ? `${scope.cwds.join('\0')}\u0001${word.text}\u0001${word.patterns.join('\0')}` : '';
+  const known = scope.memo?.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const verdict = guardPatterns(word, ctx, scope);
+  scope.memo?.set(key, verdict ?? null);
+  return verdict;
+}
+
+function guardPatterns(word: ShellWord, ctx: ExecContext, scope: GuardScope): PolicyDecision | undefined {
+  for (const pattern of word.patterns.flatMap(pathLike)) {
+    if (pattern === '' || pattern.startsWith('-')) continue;
+    const hit = firstFlagged(pattern, ctx, scope, (p) => namedPathProblem(p, word.text, ctx));
+    if (hit && 'tooMany' in hit)
+      return { decision: 'ask', reason: `its argument ${word.text} may match too many files to check` };
+    if (hit) return hit.found;
+  }
+  return undefined;
+}
+
+/** The verdict on a file a command reads by redirection: deny rules deny, secrets ask. */
+export function guardRead(word: ShellWord, ctx: ExecContext, scope: GuardScope): PolicyDecision | undefined {
+  const check = (p: string): PolicyDecision | undefined => {
+    const deny = denyRule(p, ['Read'], ctx);
+    if (deny)
+      return word.isStatic
+        ? {
+            decision: 'deny',
+            code: 'permission_denied',
+            reason: `it reads ${p}, which deny rule "${deny.text}" covers (deny rules win in every mode)`,
+            rule: deny.text,
+          }
+        : {
+            decision: 'ask',
+            reason: `it reads from ${word.text}, which may be ${p}: deny rule "${deny.text}" covers it`,
+          };
+    const hit = findSensitive(p);
+    if (hit && !allowNames(ctx.rules.allow, ['Read'], p, ctx))
+      return {
+        decision: 'ask',
+        reason: `it reads ${word.text}, which may be ${p}, a sensitive file (${hit.label}); allow it with an allow rule such as "Read(${ruleSpecFor(p, ctx)})"`,
+      };
+    return undefined;
+  };
+  for (const pattern of word.patterns) {
+    const hit = firstFlagged(pattern, ctx, scope, check);
+    if (hit && 'tooMany' in hit)
+      return {
+        decision: 'ask',
+        reason: `it reads from ${word.text}, which may match too many files to check`,
+      };
+    if (hit) return hit.found;
+  }
+  return undefined;
+}
+
+/** The verdict on a file a command writes by redirection: the first deny or guarded ask, if any. */
+export function guardWrite(
+  word: ShellWord,
+  ctx: ExecContext,
+  scope: GuardScope,
+): RedirectVerdict | undefined {
+  const check = (p: string): RedirectVerdict | undefined => {
+    const verdict = decideRedirectTarget(p, ctx);
+    if (verdict.decision === 'deny' || verdict.guarded) return verdict;
+    const entry = commandProtected(p, ctx);
+    if (entry && !allowNames(ctx.rules.allow, ['Edit', 'Write'], p, ctx))
+      return {
+        decision: 'ask',
+        reason: `it writes to ${p}, in ${entry}, a protected path (what is written there runs code later)`,
+        guarded: true,
+      };
+    return undefined;
+  };
+  for (const pattern of word.patterns) {
+    const hit = firstFlagged(pattern, ctx, scope, check);
+    if (hit && 'tooMany' in hit)
+      return {
+        decision: 'ask',
+        reason: `it writes to ${word.text}, which may match too many files to check`,
+        guarded: true,
+      };
+    if (hit) return hit.found;
+  }
+  return undefined;
+}
+
+/** What writing `word` needs when no guard stops it: the mode's verdict on each path it may be. */
+export function writeVerdicts(word: ShellWord, ctx: ExecContext, scope: GuardScope): RedirectVerdict[] {
+  const out = word.patterns.flatMap((pattern) =>
+    (candidates(pattern, ctx, scope) ?? []).map((c) => decideRedirectTarget(c.path, ctx)),
+  );
+  if (!word.complete || word.patterns.length === 0)
+    out.push(
+      ctx.mode === 'bypassPermissions'
+        ? { decision: 'allow', reason: 'allowed in bypassPermissions mode' }
+        : { decision: 'ask', reason: `it writes to a file named only when it runs (${word.text})` },
+    );
+  return out;
+}

@@ -1,0 +1,394 @@
+// Reads a command line into the simple commands bash will run ("parts"), with the bash grammar.
+// Only a small subset is read as static: literal words joined by `&&`, `||`, `;`, newlines and
+// pipes, with assignments and redirections. Every other construct (subshells, braces, `if`, loops,
+// `case`, functions, `[[`, `((`, `&`, `!`, arrays, ...), any node type not handled here, and any
+// ERROR or MISSING node make the reading `unreadable`, with the reason; the commands inside are
+// still collected, so deny rules and the path guards see them. Between nodes only whitespace and
+// the expected operators may stand: text the grammar skipped would be text bash runs.
+import { shellGrammarProblem } from './shell-grammar.js';
+import { gapText, shellTree, textOf, type ShellNode, type ShellTree } from './shell-tree.js';
+import { evalWord, type ShellWord, type WordContext } from './shell-words.js';
+
+/** `NAME=value` before a command, or alone. */
+export interface ShellAssignment {
+  name: string;
+  value: ShellWord;
+  /** `+=`: the value is appended to one only known when it runs. */
+  append: boolean;
+}
+
+/** What a redirection does with its target. */
+export type RedirectKind = 'write' | 'read' | 'readwrite' | 'dup' | 'heredoc' | 'herestring';
+
+/** One redirection of a part. */
+export interface ShellRedirect {
+  op: string;
+  kind: RedirectKind;
+  target?: ShellWord;
+}
+
+/** One simple command: its assignments, its words (name first) and its redirections. */
+export interface ShellPart {
+  assignments: ShellAssignment[];
+  words: ShellWord[];
+  redirects: ShellRedirect[];
+  /** The source text, for messages. */
+  text: string;
+}
+
+/** A whole command line, read. */
+export interface ShellReading {
+  parts: ShellPart[];
+  /** Why the line is not entirely static (empty when it is). */
+  unreadable: string[];
+}
+
+/** The longest command read at all. */
+export const MAX_COMMAND_LENGTH = 65_536;
+const MAX_PARTS = 1024;
+
+const RESERVED = new Set(
+  '! [[ ]] { } case coproc do done elif else esac fi for function if in select then until while'.split(' '),
+);
+/** Whitespace bash and the grammar agree on: spaces, tabs and line continuations. */
+const SPACE = /^(?:[ \t]|\\\n)*$/;
+const LIST_GAP = /^(?:[ \t\n]|\\\n)*(?:&&|\|\|)(?:[ \t\n]|\\\n)*$/;
+const PIPE_GAP = /^(?:[ \t]|\\\n)*\|&?(?:[ \t\n]|\\\n)*$/;
+const STATEMENT_GAP = /^(?:[ \t\n]|\\\n)*(?:[;&](?:[ \t\n]|\\\n)*)?$/;
+const REDIRECT_OPS: Record<string, RedirectKind> = {
+  '<': 'read',
+  '>': 'write',
+  '>>': 'write',
+  '>|': 'write',
+  '&>': 'write',
+  '&>>': 'write',
+  '<>': 'readwrite',
+  '>&': 'dup',
+  '<&': 'dup',
+};
+const WORD_TYPES = new Set([
+  'word',
+  'number',
+  'string',
+  'raw_string',
+  'ansi_c_string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+  'command_substitution',
+  'process_substitution',
+  'arithmetic_expansion',
+  'brace_expression',
+  'translated_string',
+]);
+
+class Reader implements WordContext {
+  readonly parts: ShellPart[] = [];
+  readonly unreadable: string[] = [];
+  private readonly assigned = new Map<string, string[]>();
+  /** Redirections the grammar hung on a list or pipeline, kept for its last command. */
+  private readonly attached = new Map<ShellNode, ShellRedirect[]>();
+
+  constructor(readonly tree: ShellTree) {}
+
+  problem(reason: string): void {
+    if (!this.unreadable.includes(reason) && this.unreadable.length < 20) this.unreadable.push(reason);
+  }
+
+  values(name: string): readonly string[] {
+    return this.assigned.get(name) ?? [];
+  }
+
+  /** Records the static values every assignment in the line gives, before reading (loops reuse them). */
+  collectAssignments(node: ShellNode): void {
+    if (node.type === 'variable_assignment') {
+      const [name, value] = node.children;
+      if (name?.type === 'variable_name' && value && value.type !== 'array') {
+        const word = evalWord(value, { ...this.silent(), tree: this.tree }, 'assignment');
+        const key = textOf(this.tree, name);
+        // Patterns, not values: a tilde stays `~` (`D=~/.aws`) for the guards to resolve.
+        if (word.complete) this.assigned.set(key, [...(this.assigned.get(key) ?? []), ...word.patterns]);
+      }
+    }
+    if (node.type === 'for_statement') {
+      const name = node.children.find((c) => c.type === 'variable_name');
+      const key = name ? textOf(this.tree, name) : undefined;
+      for (const c of node.children) {
+        if (key === undefined || c === name || !WORD_TYPES.has(c.type)) continue;
+        const word = evalWord(c, { ...this.silent(), tree: this.tree });
+        this.assigned.set(key, [...(this.assigned.get(key) ?? []), ...word.patterns]);
+      }
+    }
+    for (const child of node.children) this.collectAssignments(child);
+  }
+
+  /** A word context that records nothing (for the assignment pass). */
+  private silent(): Omit<WordContext, 'tree'> {
+    return { values: () => [], substitution: () => [], scan: () => undefined };
+  }
+
+  substitution(node: ShellNode): string[] {
+    const before = this.parts.length;
+    this.statements(node, node.start + (textOf(this.tree, node).startsWith('`') ? 1 : 2), node.end - 1);
+    return this.parts
+      .slice(before)
+      .flatMap((p) => p.words.slice(1))
+      .filter((w) => w.isStatic)
+      .map((w) => w.value);
+  }
+
+  scan(node: ShellNode): void {
+    for (const child of node.children) {
+      if (child.type === 'command') this.command(child, []);
+      else if (child.type === 'redirected_statement') this.statement(child);
+      else if (child.type === 'variable_assignment' || child.type === 'variable_assignments')
+        this.statement(child);
+      else if (child.type === 'file_redirect' || child.type === 'herestring_redirect') this.statement(child);
+      else if (child.type === 'command_substitution' || child.type === 'process_substitution')
+        this.substitution(child);
+      else this.scan(child);
+    }
+  }
+
+  push(part: ShellPart): void {
+    if (this.parts.length >= MAX_PARTS) this.problem(`it runs more than ${MAX_PARTS} commands`);
+    else this.parts.push(part);
+  }
+
+  /** Statements between `from` and `to` (a program, or a substitution's body). */
+  statements(node: ShellNode, from: number, to: number): void {
+    let at = from;
+    for (const child of node.children) {
+      const gap = gapText(this.tree, at, child.start);
+      if (!STATEMENT_GAP.test(gap))
+        this.problem(`it has text the grammar does not place: ${JSON.stringify(gap.trim().slice(0, 20))}`);
+      if (gap.includes('&')) this.problem('it runs a command in the background (&)');
+      if (child.type !== 'comment') this.statement(child);
+      at = child.end;
+    }
+    const tail = gapText(this.tree, at, to);
+    if (!STATEMENT_GAP.test(tail))
+      this.problem(`it has text the grammar does not place: ${JSON.stringify(tail.trim().slice(0, 20))}`);
+    if (/&/.test(tail)) this.problem('it runs a command in the background (&)');
+  }
+
+  statement(node: ShellNode): void {
+    switch (node.type) {
+      case 'command':
+        return this.command(node, []);
+      case 'list':
+        return this.joined(node, LIST_GAP);
+      case 'pipeline':
+        return this.joined(node, PIPE_GAP);
+      case 'redirected_statement':
+        return this.redirected(node);
+      case 'variable_assignment':
+      case 'variable_assignments': {
+        const nodes = node.type === 'variable_assignment' ? [node] : node.children;
+        const assignments = nodes.flatMap((n) =>
+          n.type === 'variable_assignment' ? [this.assignment(n)] : [],
+        );
+        if (assignments.length !== nodes.length) this.problem('it assigns in a form not read here');
+        return this.push({ assignments, words: [], redirects: [], text: textOf(this.tree, node) });
+      }
+      case 'comment':
+        return;
+      case 'file_redirect':
+      case 'herestring_redirect':
+      case 'heredoc_redirect':
+        // `$(<file)`: a redirection with no command, which reads the file into the substitution.
+        return this.push({
+          assignments: [],
+          words: [],
+          redirects: [this.redirect(node)],
+          text: textOf(this.tree, node),
+        });
+      default:
+        this.problem(`it uses ${describe(node.type)}, which is not read statically`);
+        return this.scan(node);
+    }
+  }
+
+  /** `a && b`, `a || b`, `a | b`: the statements, with only the operator between them. */
+  private joined(node: ShellNode, gapPattern: RegExp): void {
+    const kids = node.children.filter((c) => c.type !== 'comment');
+    if (kids.length !== node.children.length) this.problem('it has a comment inside a list');
+    let prev: ShellNode | undefined;
+    for (const child of kids) {
+      if (prev && !gapPattern.test(gapText(this.tree, prev.end, child.start)))
+        this.problem(
+          `it joins commands with ${JSON.stringify(gapText(this.tree, prev.end, child.start).trim())}`,
+        );
+      this.statement(child);
+      prev = child;
+    }
+  }
+
+  private redirected(node: ShellNode): void {
+    const [body, ...rest] = node.children;
+    const bodyIsRedirect = body !== undefined && body.type.endsWith('_redirect');
+    const redirectNodes = bodyIsRedirect ? node.children : rest;
+    const nonRedirects = redirectNodes.filter((r) => !r.type.endsWith('_redirect'));
+    if (nonRedirects.length > 0)
+      this.problem('a redirection is followed by something the grammar could not place');
+    const redirects = redirectNodes.filter((r) => r.type.endsWith('_redirect')).map((r) => this.redirect(r));
+    for (const extra of nonRedirects) this.scan({ ...extra, children: [extra] });
+    this.checkSpaces(node, node.children);
+    if (bodyIsRedirect || body === undefined) {
+      this.push({ assignments: [], words: [], redirects, text: textOf(this.tree, node) });
+      return;
+    }
+    if (body.type === 'command') return this.command(body, redirects, node);
+    // `a && b > out`, `a | b 2>&1`: the grammar hangs the redirection on the whole list, but in
+    // bash a list cannot be redirected; the redirection follows, and belongs to, its last command.
+    const last = lastCommand(body);
+    if (last) {
+      this.attached.set(last, redirects);
+      return this.statement(body);
+    }
+    this.problem('a redirection applies to a compound command');
+    this.statement(body);
+    this.push({ assignments: [], words: [], redirects, text: textOf(this.tree, node) });
+  }
+
+  private checkSpaces(node: ShellNode, children: readonly ShellNode[]): void {
+    let at = node.start;
+    for (const child of children) {
+      if (!SPACE.test(gapText(this.tree, at, child.start)))
+        this.problem(
+          `it has text the grammar does not place: ${JSON.stringify(gapText(this.tree, at, child.start).trim().slice(0, 20))}`,
+        );
+      at = child.end;
+    }
+    if (!SPACE.test(gapText(this.tree, at, node.end)))
+      this.problem('it has text after a command the grammar does not place');
+  }
+
+  private command(node: ShellNode, given: ShellRedirect[], whole: ShellNode = node): void {
+    const outer = [...given, ...(this.attached.get(node) ?? [])];
+    const assignments: ShellAssignment[] = [];
+    const words: ShellWord[] = [];
+    const redirects: ShellRedirect[] = [];
+    this.checkSpaces(node, node.children);
+    for (const child of node.children) {
+      if (child.type === 'variable_assignment' && words.length === 0)
+        assignments.push(this.assignment(child));
+      else if (child.type.endsWith('_redirect')) redirects.push(this.redirect(child));
+      else if (child.type === 'command_name' && words.length === 0) words.push(this.commandName(child));
+      else if (WORD_TYPES.has(child.type) && words.length > 0) words.push(evalWord(child, this));
+      else {
+        this.problem(`it has ${describe(child.type)} inside a command`);
+        this.scan({ ...child, children: [child] });
+      }
+    }
+    const name = words[0];
+    if (name && name.isStatic && RESERVED.has(name.value) && !/^['"\\$]/.test(name.text))
+      this.problem(`"${name.value}" is a reserved word where a command name stands`);
+    this.push({ assignments, words, redirects: [...redirects, ...outer], text: textOf(this.tree, whole) });
+  }
+
+  private commandName(node: ShellNode): ShellWord {
+    const [only] = node.children;
+    if (
+      node.children.length !== 1 ||
+      !only ||
+      only.start !== node.start ||
+      only.end !== node.end ||
+      !WORD_TYPES.has(only.type)
+    ) {
+      this.problem('the command name is not a single word');
+      this.scan(node);
+      return evalWord({ ...node, type: 'unknown', children: [] }, this);
+    }
+    return evalWord(only, this);
+  }
+
+  private assignment(node: ShellNode): ShellAssignment {
+    const [name, value] = node.children;
+    const nameText = name ? textOf(this.tree, name) : '';
+    if (name?.type !== 'variable_name') this.problem('it assigns an array element (its index is evaluated)');
+    const op = gapText(this.tree, name?.end ?? node.start, value?.start ?? node.end);
+    if (op !== '=' && op !== '+=') this.problem(`it assigns with ${JSON.stringify(op)}`);
+    if (node.children.length > 2) this.problem('an assignment has more than one value');
+    if (value?.type === 'array') {
+      this.problem('it assigns an array');
+      this.scan(value);
+    }
+    const word =
+      value && value.type !== 'array'
+        ? evalWord(value, this, 'assignment')
+        : {
+            text: '',
+            value: '',
+            isStatic: value === undefined,
+            patterns: [''],
+            complete: value === undefined,
+          };
+    return { name: nameText, value: word, append: op === '+=' };
+  }
+
+  private redirect(node: ShellNode): ShellRedirect {
+    if (node.type === 'heredoc_redirect') {
+      this.problem('it has a here-document');
+      this.scan(node);
+      return { op: '<<', kind: 'heredoc' };
+    }
+    if (node.type === 'herestring_redirect') {
+      const [word] = node.children;
+      if (node.children.length !== 1 || !word) this.problem('a here-string is not one word');
+      return { op: '<<<', kind: 'herestring', ...(word ? { target: evalWord(word, this) } : {}) };
+    }
+    if (node.type !== 'file_redirect') {
+      this.problem(`it uses ${describe(node.type)}`);
+      this.scan(node);
+      return { op: '?', kind: 'write' };
+    }
+    const [first, ...others] = node.children;
+    const fd = first?.type === 'file_descriptor' ? first : undefined;
+    const targets = fd ? others : node.children;
+    if (fd && !/^\d+$/.test(textOf(this.tree, fd)))
+      this.problem('a redirection names its descriptor with a variable');
+    const target = targets[0];
+    const op = gapText(this.tree, fd?.end ?? node.start, target?.start ?? node.end).replace(/[ \t]+$/, '');
+    const kind = REDIRECT_OPS[op];
+    if (kind === undefined) this.problem(`it uses the redirection ${JSON.stringify(op)}`);
+    if (targets.length !== 1 || !target) this.problem('a redirection does not have exactly one target');
+    for (const extra of targets.slice(1)) evalWord(extra, this);
+    const word = target ? evalWord(target, this) : undefined;
+    return { op, kind: resolveDup(kind ?? 'write', word), ...(word ? { target: word } : {}) };
+  }
+}
+
+/** The last simple command of a list or pipeline (not inside anything else), if it ends with one. */
+function lastCommand(node: ShellNode): ShellNode | undefined {
+  let at: ShellNode | undefined = node;
+  while (at && (at.type === 'list' || at.type === 'pipeline')) at = at.children[at.children.length - 1];
+  return at?.type === 'command' ? at : undefined;
+}
+
+/** `>&word` and `<&word` duplicate a descriptor only when the word is a number or `-`. */
+function resolveDup(kind: RedirectKind, target: ShellWord | undefined): RedirectKind {
+  if (kind !== 'dup') return kind;
+  if (target?.isStatic && /^(\d+|-)$/.test(target.value)) return 'dup';
+  return 'write';
+}
+
+function describe(type: string): string {
+  return type === 'ERROR' ? 'text that is not bash syntax' : `a ${type.replace(/_/g, ' ')}`;
+}
+
+/** Reads a command line. Without the grammar nothing is read, and the reason says why. */
+export function readShell(source: string): ShellReading {
+  if (source.length > MAX_COMMAND_LENGTH)
+    return { parts: [], unreadable: [`the command is longer than ${MAX_COMMAND_LENGTH} characters`] };
+  if (source.includes('\0')) return { parts: [], unreadable: ['the command holds a NUL character'] };
+  const tree = shellTree(source);
+  if (!tree)
+    return { parts: [], unreadable: [shellGrammarProblem() ?? 'the command took too long to parse'] };
+  const reader = new Reader(tree);
+  if (tree.hasError) reader.problem('it does not parse as bash');
+  if (tree.truncated) reader.problem('it nests too deeply');
+  reader.collectAssignments(tree.root);
+  reader.statements(tree.root, 0, source.length);
+  return { parts: reader.parts, unreadable: reader.unreadable };
+}
