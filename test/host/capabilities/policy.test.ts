@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { decide, type PolicyInput } from '../../../src/host/capabilities/policy.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decide, type PolicyInput, loadShellGrammar } from '../../../src/host/capabilities/policy.js';
 import type { PermissionMode } from '../../../src/shared/task.js';
 import { CALLS } from './policy-fixtures.js';
+
+// Commands are read with the bash grammar, loaded once per process.
+beforeAll(() => loadShellGrammar());
 
 const MODES: PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
 

@@ -76,11 +76,35 @@ function collectLine(source: string, depth: number, state: State): void {
   for (const part of reading.parts) collectPart(part, false, depth, state);
 }
 
+// Agents, and batches of them, run the same commands over and over (`git status`, `npm test`): the
+// reading of recent lines is kept. It is a pure function of the line and the two directories, and
+// nothing downstream changes it.
+const recent = new Map<string, Collection>();
+const RECENT_LINES = 256;
+const RECENT_MAX_LENGTH = 8192;
+
 /** Collects a command line run in `projectDir`. */
 export function collectCommand(source: string, projectDir: string, homeDir: string | undefined): Collection {
   const noGrammar = shellGrammarProblem();
+  if (noGrammar !== undefined) return { parts: [], unreadable: [noGrammar], noGrammar, dotglob: false };
+  const key = `${projectDir}\0${homeDir ?? ''}\0${source}`;
+  const hit = recent.get(key);
+  if (hit) {
+    // Most recently used last, so the oldest is dropped first.
+    recent.delete(key);
+    recent.set(key, hit);
+    return hit;
+  }
+  const out = read(source, projectDir, homeDir);
+  if (source.length <= RECENT_MAX_LENGTH) {
+    if (recent.size >= RECENT_LINES) recent.delete(recent.keys().next().value as string);
+    recent.set(key, out);
+  }
+  return out;
+}
+
+function read(source: string, projectDir: string, homeDir: string | undefined): Collection {
   const out: Collection = { parts: [], unreadable: [], dotglob: false };
-  if (noGrammar !== undefined) return { ...out, unreadable: [noGrammar], noGrammar };
   collectLine(source, 0, { out, cwds: [projectDir], homeDir });
   out.dotglob =
     out.unreadable.length > 0 ||

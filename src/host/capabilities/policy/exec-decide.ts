@@ -102,9 +102,12 @@ function firstMatch(rules: readonly ParsedRule[], forms: readonly FormWords[]): 
 /** Code a part runs that no allow rule names down to its flag. */
 function uncoveredOpaque(c: Collected, j: Judge): string[] {
   if (c.view.opaque.length === 0) return [];
+  const inner = c.view.forms[c.view.forms.length - 1] ?? [];
   return c.view.opaque
     .filter((o) => {
-      const form = formOf(c.view.forms[o.form] ?? [], c.open);
+      // Form -1: the assignments a command is given, then the command (`NODE_OPTIONS=x node a.js`).
+      const words = o.form === -1 ? [...c.view.env, ...inner] : (c.view.forms[o.form] ?? []);
+      const form = formOf(words, c.open);
       return !j.allow.some((r) => specCovers(r.specifier, o.words) && matchBashSpec(r.specifier, form));
     })
     .map((o) => `it runs code that cannot be checked (${o.reason})`);
@@ -213,7 +216,7 @@ function factsOf(c: Collected, j: Judge, dotglob: boolean): PartFacts {
 function suggestionsFor(c: Collected): string[] {
   const inner = c.view.forms[c.view.forms.length - 1] ?? [];
   const opaque = c.view.opaque[0];
-  const words = c.view.privileged ? (c.view.forms[0] ?? []) : (c.view.forms[opaque?.form ?? -1] ?? inner);
+  const words = c.view.privileged ? (c.view.forms[0] ?? []) : (c.view.forms[opaque?.form ?? -2] ?? inner);
   const rule = suggestBashRule(
     words.map((w) => w.value),
     opaque ? opaque.words : 1,

@@ -26,7 +26,7 @@ export interface CommandView {
   scripts: string[];
   /** Commands this command runs (`find -exec`, `xargs`). */
   commands: RunCommand[];
-  /** Code it runs that cannot be read, with the form it was found in. */
+  /** Code it runs that cannot be read, with the form it was found in (-1: `env` and the last form). */
   opaque: (Opaque & { form: number })[];
   /** Why the command cannot be judged statically. */
   unclear: string[];
@@ -137,7 +137,13 @@ const STATEFUL: Record<string, string> = {
 };
 /** `set` options that leave reading unchanged. */
 const SET_HARMLESS =
-  /^([-+][euxvEhTBCbm]+|[-+]o|pipefail|errexit|nounset|xtrace|verbose|noclobber|errtrace|functrace)$/;
+  /^([-+][euxvEhTBCbmo]+|pipefail|errexit|nounset|xtrace|verbose|noclobber|errtrace|functrace)$/;
+/**
+ * Environment variables that make programs run other code, load other files or find other
+ * programs (any letter case): a command given one runs code the policy cannot read.
+ */
+const CODE_ENV =
+  /^(npm_config_\w+|yarn_\w+|pnpm_\w+|node_options|node_path|ld_\w+|dyld_\w+|bash_env|env|bash_func_\S*|shellopts|bashopts|ps4|prompt_command|python(startup|path|home|inspect)|perl5?(opt|lib|db)|rubyopt|rubylib|git_\w+|\w*pager|editor|visual|less(open|close)|(jdk_)?java_(tool_)?options|_java_options|classpath|path|home|xdg_config_home|cargo_\w+|rustc_wrapper|rustflags|goflags|cc|cxx|cflags|ldflags|makeflags|mflags|shell|browser|\w*_askpass|lua_init\w*|lua_path|phprc|php_ini_scan_dir|r_profile\w*|electron_run_as_node|corepack_\w+|pip_\w+|gem_\w+|bundle_\w+)$/i;
 
 function baseName(word: ShellWord): string {
   return word.value.slice(word.value.lastIndexOf('/') + 1);
@@ -166,6 +172,13 @@ export function viewCommand(part: ShellPart): CommandView {
       isStatic: a.value.isStatic && !a.append,
     });
   }
+  const code = part.assignments.find((a) => CODE_ENV.test(a.name));
+  if (code && part.words.length > 0)
+    view.opaque.push({
+      reason: `${code.name} makes programs run other code`,
+      words: view.env.length,
+      form: -1,
+    });
   if (part.words.length === 0) {
     // Without a command, assignments stay in the shell: harmless unless bash or later commands read them.
     const special = part.assignments.find((a) =>
@@ -289,6 +302,8 @@ function envAssignments(rest: ShellWord[], view: CommandView, all: ShellWord[], 
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(w.value);
     if (!m) break;
     if (!(w.isStatic && HARMLESS_ENV.test(m[1] ?? ''))) view.env.push(w);
+    if (CODE_ENV.test(m[1] ?? ''))
+      view.opaque.push({ reason: `${m[1]} makes programs run other code`, words: all.length, form });
   }
   if (all.some((w) => w.value === '-C' || w.value.startsWith('--chdir')))
     view.opaque.push({ reason: 'env -C runs the command in another directory', words: all.length, form });
