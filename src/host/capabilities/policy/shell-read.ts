@@ -6,42 +6,20 @@
 // still collected, so deny rules and the path guards see them. Between nodes only whitespace and
 // the expected operators may stand: text the grammar skipped would be text bash runs.
 import { shellGrammarProblem } from './shell-grammar.js';
+import {
+  describe,
+  readAssignment,
+  readRedirect,
+  type PartReader,
+  type ShellAssignment,
+  type ShellPart,
+  type ShellReading,
+  type ShellRedirect,
+} from './shell-parts.js';
 import { gapText, shellTree, textOf, type ShellNode, type ShellTree } from './shell-tree.js';
 import { evalWord, type ShellWord, type WordContext } from './shell-words.js';
 
-/** `NAME=value` before a command, or alone. */
-export interface ShellAssignment {
-  name: string;
-  value: ShellWord;
-  /** `+=`: the value is appended to one only known when it runs. */
-  append: boolean;
-}
-
-/** What a redirection does with its target. */
-export type RedirectKind = 'write' | 'read' | 'readwrite' | 'dup' | 'heredoc' | 'herestring';
-
-/** One redirection of a part. */
-export interface ShellRedirect {
-  op: string;
-  kind: RedirectKind;
-  target?: ShellWord;
-}
-
-/** One simple command: its assignments, its words (name first) and its redirections. */
-export interface ShellPart {
-  assignments: ShellAssignment[];
-  words: ShellWord[];
-  redirects: ShellRedirect[];
-  /** The source text, for messages. */
-  text: string;
-}
-
-/** A whole command line, read. */
-export interface ShellReading {
-  parts: ShellPart[];
-  /** Why the line is not entirely static (empty when it is). */
-  unreadable: string[];
-}
+export type { RedirectKind, ShellAssignment, ShellPart, ShellReading, ShellRedirect } from './shell-parts.js';
 
 /** The longest command read at all. */
 export const MAX_COMMAND_LENGTH = 65_536;
@@ -55,17 +33,6 @@ const SPACE = /^(?:[ \t]|\\\n)*$/;
 const LIST_GAP = /^(?:[ \t\n]|\\\n)*(?:&&|\|\|)(?:[ \t\n]|\\\n)*$/;
 const PIPE_GAP = /^(?:[ \t]|\\\n)*\|&?(?:[ \t\n]|\\\n)*$/;
 const STATEMENT_GAP = /^(?:[ \t\n]|\\\n)*(?:[;&](?:[ \t\n]|\\\n)*)?$/;
-const REDIRECT_OPS: Record<string, RedirectKind> = {
-  '<': 'read',
-  '>': 'write',
-  '>>': 'write',
-  '>|': 'write',
-  '&>': 'write',
-  '&>>': 'write',
-  '<>': 'readwrite',
-  '>&': 'dup',
-  '<&': 'dup',
-};
 const WORD_TYPES = new Set([
   'word',
   'number',
@@ -82,7 +49,7 @@ const WORD_TYPES = new Set([
   'translated_string',
 ]);
 
-class Reader implements WordContext {
+class Reader implements PartReader {
   readonly parts: ShellPart[] = [];
   readonly unreadable: string[] = [];
   private readonly assigned = new Map<string, string[]>();
@@ -186,7 +153,7 @@ class Reader implements WordContext {
       case 'variable_assignments': {
         const nodes = node.type === 'variable_assignment' ? [node] : node.children;
         const assignments = nodes.flatMap((n) =>
-          n.type === 'variable_assignment' ? [this.assignment(n)] : [],
+          n.type === 'variable_assignment' ? [readAssignment(n, this)] : [],
         );
         if (assignments.length !== nodes.length) this.problem('it assigns in a form not read here');
         return this.push({ assignments, words: [], redirects: [], text: textOf(this.tree, node) });
@@ -200,7 +167,7 @@ class Reader implements WordContext {
         return this.push({
           assignments: [],
           words: [],
-          redirects: [this.redirect(node)],
+          redirects: [readRedirect(node, this)],
           text: textOf(this.tree, node),
         });
       default:
@@ -231,7 +198,9 @@ class Reader implements WordContext {
     const nonRedirects = redirectNodes.filter((r) => !r.type.endsWith('_redirect'));
     if (nonRedirects.length > 0)
       this.problem('a redirection is followed by something the grammar could not place');
-    const redirects = redirectNodes.filter((r) => r.type.endsWith('_redirect')).map((r) => this.redirect(r));
+    const redirects = redirectNodes
+      .filter((r) => r.type.endsWith('_redirect'))
+      .map((r) => readRedirect(r, this));
     for (const extra of nonRedirects) this.scan({ ...extra, children: [extra] });
     this.checkSpaces(node, node.children);
     if (bodyIsRedirect || body === undefined) {
@@ -272,8 +241,8 @@ class Reader implements WordContext {
     this.checkSpaces(node, node.children);
     for (const child of node.children) {
       if (child.type === 'variable_assignment' && words.length === 0)
-        assignments.push(this.assignment(child));
-      else if (child.type.endsWith('_redirect')) redirects.push(this.redirect(child));
+        assignments.push(readAssignment(child, this));
+      else if (child.type.endsWith('_redirect')) redirects.push(readRedirect(child, this));
       else if (child.type === 'command_name' && words.length === 0) words.push(this.commandName(child));
       else if (WORD_TYPES.has(child.type) && words.length > 0) words.push(evalWord(child, this));
       else {
@@ -302,61 +271,6 @@ class Reader implements WordContext {
     }
     return evalWord(only, this);
   }
-
-  private assignment(node: ShellNode): ShellAssignment {
-    const [name, value] = node.children;
-    const nameText = name ? textOf(this.tree, name) : '';
-    if (name?.type !== 'variable_name') this.problem('it assigns an array element (its index is evaluated)');
-    const op = gapText(this.tree, name?.end ?? node.start, value?.start ?? node.end);
-    if (op !== '=' && op !== '+=') this.problem(`it assigns with ${JSON.stringify(op)}`);
-    if (node.children.length > 2) this.problem('an assignment has more than one value');
-    if (value?.type === 'array') {
-      this.problem('it assigns an array');
-      this.scan(value);
-    }
-    const word =
-      value && value.type !== 'array'
-        ? evalWord(value, this, 'assignment')
-        : {
-            text: '',
-            value: '',
-            isStatic: value === undefined,
-            patterns: [''],
-            complete: value === undefined,
-          };
-    return { name: nameText, value: word, append: op === '+=' };
-  }
-
-  private redirect(node: ShellNode): ShellRedirect {
-    if (node.type === 'heredoc_redirect') {
-      this.problem('it has a here-document');
-      this.scan(node);
-      return { op: '<<', kind: 'heredoc' };
-    }
-    if (node.type === 'herestring_redirect') {
-      const [word] = node.children;
-      if (node.children.length !== 1 || !word) this.problem('a here-string is not one word');
-      return { op: '<<<', kind: 'herestring', ...(word ? { target: evalWord(word, this) } : {}) };
-    }
-    if (node.type !== 'file_redirect') {
-      this.problem(`it uses ${describe(node.type)}`);
-      this.scan(node);
-      return { op: '?', kind: 'write' };
-    }
-    const [first, ...others] = node.children;
-    const fd = first?.type === 'file_descriptor' ? first : undefined;
-    const targets = fd ? others : node.children;
-    if (fd && !/^\d+$/.test(textOf(this.tree, fd)))
-      this.problem('a redirection names its descriptor with a variable');
-    const target = targets[0];
-    const op = gapText(this.tree, fd?.end ?? node.start, target?.start ?? node.end).replace(/[ \t]+$/, '');
-    const kind = REDIRECT_OPS[op];
-    if (kind === undefined) this.problem(`it uses the redirection ${JSON.stringify(op)}`);
-    if (targets.length !== 1 || !target) this.problem('a redirection does not have exactly one target');
-    for (const extra of targets.slice(1)) evalWord(extra, this);
-    const word = target ? evalWord(target, this) : undefined;
-    return { op, kind: resolveDup(kind ?? 'write', word), ...(word ? { target: word } : {}) };
-  }
 }
 
 /** The last simple command of a list or pipeline (not inside anything else), if it ends with one. */
@@ -364,17 +278,6 @@ function lastCommand(node: ShellNode): ShellNode | undefined {
   let at: ShellNode | undefined = node;
   while (at && (at.type === 'list' || at.type === 'pipeline')) at = at.children[at.children.length - 1];
   return at?.type === 'command' ? at : undefined;
-}
-
-/** `>&word` and `<&word` duplicate a descriptor only when the word is a number or `-`. */
-function resolveDup(kind: RedirectKind, target: ShellWord | undefined): RedirectKind {
-  if (kind !== 'dup') return kind;
-  if (target?.isStatic && /^(\d+|-)$/.test(target.value)) return 'dup';
-  return 'write';
-}
-
-function describe(type: string): string {
-  return type === 'ERROR' ? 'text that is not bash syntax' : `a ${type.replace(/_/g, ' ')}`;
 }
 
 /** Reads a command line. Without the grammar nothing is read, and the reason says why. */
