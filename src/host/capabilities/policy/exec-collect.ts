@@ -16,7 +16,7 @@ export interface Collected {
   /** Words another command adds when it runs (xargs): rules can match only its known words. */
   open: boolean;
   /** Directories the part may run in (absolute). */
-  cwds: string[];
+  cwds: readonly string[];
 }
 
 /** A whole command line, collected. */
@@ -36,7 +36,7 @@ const MAX_CWDS = 8;
 
 interface State {
   out: Collection;
-  cwds: string[];
+  cwds: readonly string[];
   homeDir: string | undefined;
 }
 
@@ -52,7 +52,8 @@ function resolveDir(target: ShellWord, state: State): string[] | undefined {
 
 function collectPart(part: ShellPart, open: boolean, depth: number, state: State): void {
   const view = viewCommand(part);
-  state.out.parts.push({ part, view, open, cwds: [...state.cwds] });
+  // The same array while no `cd` changes it: the guards keep their verdicts per array.
+  state.out.parts.push({ part, view, open, cwds: state.cwds });
   if (view.chdir?.target) {
     const dirs = resolveDir(view.chdir.target, state);
     if (dirs === undefined) view.unclear.push('it changes to a directory known only when it runs');

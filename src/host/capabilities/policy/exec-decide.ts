@@ -66,10 +66,10 @@ function allowOrAsk(f: PartFacts, j: Judge): PartVerdict {
   if (f.unmatchable) return { text, decision: 'ask', reason: `"${text}" needs approval: ${f.unmatchable}` };
   if (c.view.forms.length === 0) return { text, decision: 'allow', reason: `"${text}" runs no command` };
   const allows = j.allow;
-  const rule = allows.find((r) => matchBashSpec(r.specifier, formOf([...c.view.env, ...inner], c.open)));
-  const outer = c.view.privileged
-    ? allows.find((r) => matchBashSpec(r.specifier, formOf(c.view.forms[0] ?? [], c.open)))
-    : undefined;
+  const allowForm = formOf(c.view.env.length > 0 ? [...c.view.env, ...inner] : inner, c.open);
+  const rule = allows.find((r) => matchBashSpec(r.specifier, allowForm));
+  const outerForm = c.view.privileged ? formOf(c.view.forms[0] ?? [], c.open) : undefined;
+  const outer = outerForm ? allows.find((r) => matchBashSpec(r.specifier, outerForm)) : undefined;
   const runsScript = c.view.scripts.length > 0;
   if ((rule !== undefined || runsScript) && (!c.view.privileged || outer !== undefined)) {
     const decided = rule ?? outer;

@@ -45,7 +45,7 @@ export interface Judge {
   /** Rules a command that cannot be read statically could match: deny, and ask outside bypass. */
   strict: ParsedRule[];
   /** The path guards' verdicts so far (the same word often recurs in a line). */
-  memo: Map<string, PolicyDecision | null>;
+  memo: NonNullable<GuardScope['memo']>;
 }
 
 /** Splits the rule lists once for a decision. */

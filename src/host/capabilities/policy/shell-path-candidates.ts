@@ -20,8 +20,8 @@ export interface GuardScope {
   cwds: readonly string[];
   /** Globs may match names that start with a dot (`shopt -s dotglob` may be in force). */
   dotglob: boolean;
-  /** Verdicts already reached in this decision, by directories and pattern (words repeat). */
-  memo?: Map<string, PolicyDecision | null>;
+  /** Verdicts already reached in this decision, by directories (the same array while no `cd` changes them) and word. */
+  memo?: Map<readonly string[], Map<string, PolicyDecision | null>>;
 }
 
 /** Names the glob check tries: sensitive names, protected paths and what deny rules name. */
@@ -58,7 +58,8 @@ function resolvePattern(pattern: string, ctx: ExecContext, scope: GuardScope): s
   if (pattern.startsWith('/')) return [path.posix.normalize(pattern)];
   if (pattern.startsWith('~')) return [];
   // Most words are plain relative names: joining needs no normalising.
-  const plain = !/(^|\/)\.\.?(\/|$)|\/\/|\/$/.test(pattern);
+  const plain =
+    !(pattern.includes('.') || pattern.includes('/')) || !/(^|\/)\.\.?(\/|$)|\/\/|\/$/.test(pattern);
   return scope.cwds.map((cwd) =>
     plain ? `${escapeGlob(cwd)}/${pattern}` : path.posix.normalize(`${escapeGlob(cwd)}/${pattern}`),
   );

@@ -99,11 +99,18 @@ function firstFlagged<T extends PolicyDecision>(
 
 /** The guard verdict on a word a command is given (argument or assignment value), if it asks. */
 export function guardWord(word: ShellWord, ctx: ExecContext, scope: GuardScope): PolicyDecision | undefined {
-  const key = scope.memo ? `${scope.cwds.join('\0')}\u0001${word.text}\u0001${word.patterns.join('\0')}` : '';
-  const known = scope.memo?.get(key);
+  if (!scope.memo) return guardPatterns(word, ctx, scope);
+  let byWord = scope.memo.get(scope.cwds);
+  if (!byWord) {
+    byWord = new Map();
+    scope.memo.set(scope.cwds, byWord);
+  }
+  // The verdict depends on the patterns only (the word's text just names it in the message).
+  const key = word.patterns.length === 1 ? (word.patterns[0] as string) : word.patterns.join('\0');
+  const known = byWord.get(key);
   if (known !== undefined) return known ?? undefined;
   const verdict = guardPatterns(word, ctx, scope);
-  scope.memo?.set(key, verdict ?? null);
+  byWord.set(key, verdict ?? null);
   return verdict;
 }
 

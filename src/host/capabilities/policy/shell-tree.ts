@@ -26,8 +26,33 @@ export interface ShellTree {
 /** Nesting deeper than this is not followed (and the command is not read as static). */
 const MAX_DEPTH = 200;
 
-function copy(node: SyntaxNode, depth: number, state: { truncated: boolean }): ShellNode {
-  const out: ShellNode = { type: node.type, start: node.startIndex, end: node.endIndex, children: [] };
+/** Node types that never have named children: asking would cost a call into WebAssembly each. */
+const LEAVES = new Set([
+  'word',
+  'number',
+  'raw_string',
+  'ansi_c_string',
+  'string_content',
+  'variable_name',
+  'file_descriptor',
+  'comment',
+  'heredoc_start',
+  'heredoc_end',
+  'heredoc_content',
+  'special_variable_name',
+]);
+
+interface CopyState {
+  source: string;
+  truncated: boolean;
+}
+
+function copy(node: SyntaxNode, depth: number, state: CopyState): ShellNode {
+  const type = node.type;
+  const out: ShellNode = { type, start: node.startIndex, end: node.endIndex, children: [] };
+  if (LEAVES.has(type)) return out;
+  // A double-quoted string without `$` or a backtick holds nothing but its text.
+  if (type === 'string' && !/[$`]/.test(state.source.slice(out.start, out.end))) return out;
   if (depth >= MAX_DEPTH) {
     state.truncated = node.namedChildCount > 0 || state.truncated;
     return out;
@@ -41,7 +66,7 @@ export function shellTree(source: string): ShellTree | undefined {
   const tree = parseBash(source);
   if (!tree) return undefined;
   try {
-    const state = { truncated: false };
+    const state: CopyState = { source, truncated: false };
     const root = copy(tree.rootNode, 0, state);
     return { root, source, hasError: tree.rootNode.hasError, truncated: state.truncated };
   } finally {
