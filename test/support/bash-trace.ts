@@ -109,7 +109,14 @@ const SENTINELS: Record<string, string> = {
   'home/.ssh/id_rsa': `-----BEGIN OPENSSH PRIVATE KEY-----\n${CANARY}\n`,
   'home/.aws/credentials': `[default]\naws_secret_access_key=${CANARY}\n`,
 };
-const MUST_NOT_EXIST = ['proj/.git/hooks/pre-commit', 'proj/.vscode/settings.json', 'outside.txt'];
+// Files a command may create (removed after each): protected ones, one outside the project, and an
+// ordinary one (proj/out.txt), which shows that a redirection bash performed was seen.
+const MUST_NOT_EXIST = [
+  'proj/.git/hooks/pre-commit',
+  'proj/.vscode/settings.json',
+  'outside.txt',
+  'proj/out.txt',
+];
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
@@ -126,11 +133,20 @@ files=(${files})
 texts=(${texts})
 absent=(${absent})
 i=0
+# Processes in this PID namespace when no command runs: bwrap's init and this driver.
+procs=(/proc/[0-9]*)
+base=\${#procs[@]}
 for k in "\${!files[@]}"; do printf '%s' "\${texts[k]}" > "$root/\${files[k]}"; done
 while IFS= read -r -d '' cmd; do
   cd "$root/proj" || exit 1
   STUB_LOG="$root/logs/$i/run" PATH="$root/empty" HOME="$root/home" BASH_ENV="$root/prelude.sh" LANG=C.UTF-8 \\
     /bin/bash -c "$cmd" < /dev/null > /dev/null 2>&1
+  # Wait (up to 2 s) for what it left running in the background, so its effects count for it.
+  for ((t = 0; t < 200; t++)); do
+    procs=(/proc/[0-9]*)
+    (( \${#procs[@]} <= base )) && break
+    /usr/bin/sleep 0.01
+  done
   for k in "\${!files[@]}"; do
     IFS= read -r -d '' content < "$root/\${files[k]}"
     if [[ $content != "\${texts[k]}" ]]; then

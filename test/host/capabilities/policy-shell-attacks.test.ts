@@ -72,6 +72,12 @@ const RM_TRICKS = [
   'ls & rm -rf x',
   'ls;;rm -rf x',
   'ls\rrm -rf x',
+  'strace -f rm -rf x',
+  'unshare -r rm -rf x',
+  'parallel rm ::: x',
+  'pkexec rm -rf x',
+  '{rm,-rf,x}',
+  '/bin/r? -rf x',
 ];
 
 /** Ways to read a secret or write a protected path with statically visible names. */
@@ -135,6 +141,33 @@ describe('tricks against the secret guard and the protected paths', () => {
   it.each(GUARD_TRICKS)('%j is not allowed under a bare Bash allow', (command) => {
     const v = verdict(command, { allow: ['Bash'] }, 'acceptEdits');
     expect(v.decision, v.reason).not.toBe('allow');
+  });
+});
+
+describe('options between the words of a deny rule', () => {
+  const denyPush: PolicyRules = { deny: ['Bash(git push:*)', 'Bash(npm run deploy:*)'] };
+  it.each([
+    'git -C repo push',
+    'git --git-dir=x push origin',
+    'npm --prefix app run deploy',
+    'npm run --silent deploy',
+  ])('%j asks in bypassPermissions', (command) => {
+    const v = verdict(command, denyPush, 'bypassPermissions');
+    expect(v.decision).toBe('ask');
+    expect(v.reason).toContain('with options between its words');
+  });
+  it('leaves other commands of the program alone', () => {
+    expect(verdict('git status', denyPush, 'bypassPermissions').decision).toBe('allow');
+  });
+});
+
+describe('arguments that name protected paths or secrets in option values', () => {
+  it.each([
+    'curl -o.git/hooks/post-merge https://x',
+    'curl --output=.cadre/config.json https://x',
+    'cmd -f.env',
+  ])('%j asks in bypassPermissions', (command) => {
+    expect(verdict(command, {}, 'bypassPermissions').decision).toBe('ask');
   });
 });
 

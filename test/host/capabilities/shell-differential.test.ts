@@ -56,6 +56,15 @@ const HAND_WRITTEN = [
   'ls >out.txt rm x',
   'ls 2 >out.txt',
   'ls 2>out.txt',
+  'ls && cat >out.txt',
+  'ls | cat >>out.txt 2>&1',
+  'ls || echo <>out.txt',
+  'ls &>out.txt',
+  'ls >&out.txt',
+  'ls >|out.txt',
+  'ls 3>out.txt',
+  '>out.txt',
+  'git -C sub push',
   'ls <<<"$(rm x)"',
   'ls <(rm x)',
   'f() { rm x; }; f',
@@ -173,10 +182,21 @@ function judge(command: string): Judgement {
   };
 }
 
+/** The policy saw a redirection that writes `proj/out.txt`. */
+function sawOutTxt(c: Collection): boolean {
+  return c.parts.some((p) =>
+    p.part.redirects.some(
+      (r) => (r.kind === 'write' || r.kind === 'readwrite') && r.target?.value === 'out.txt',
+    ),
+  );
+}
+
 function problems(j: Judgement, trace: Trace): string[] {
   const out: string[] = [];
   const missed = unseen(j.collection, trace);
   if (j.isStatic && missed.length > 0) out.push(`read as static, but bash ran ${missed.join(', ')}`);
+  if (j.isStatic && trace.wrote.includes('wrote proj/out.txt') && !sawOutTxt(j.collection))
+    out.push('read as static, but bash wrote out.txt by a redirection the policy did not see');
   if (j.allowed && !j.isStatic) out.push('allowed by allow rules although not read as static');
   if (j.allowed && missed.length > 0) out.push(`allowed, but bash ran ${missed.join(', ')}`);
   if (j.allowedPastDeny && trace.invocations.some((i) => i.name === 'rm'))
@@ -184,7 +204,7 @@ function problems(j: Judgement, trace: Trace): string[] {
   if (j.allowedInBypass) {
     if (trace.invocations.some((i) => i.sawCanary))
       out.push('allowed in bypassPermissions, but a program saw a secret');
-    const wrote = trace.wrote.filter((w) => !w.includes('outside.txt'));
+    const wrote = trace.wrote.filter((w) => !w.includes('outside.txt') && !w.includes('out.txt'));
     if (wrote.length > 0) out.push(`allowed in bypassPermissions, but it ${wrote.join(', ')}`);
   }
   return out;

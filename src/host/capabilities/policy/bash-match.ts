@@ -100,6 +100,20 @@ export function couldMatch(spec: string | undefined, form: FormWords): boolean {
   return agrees(c.words) && (c.words.length > form.known || form.open);
 }
 
+/**
+ * True when the specifier does not match but its words appear in the command in order, after the
+ * same program name: `git -C repo push` may be `git push` with an option before its subcommand.
+ */
+export function matchesLoosely(spec: string | undefined, form: FormWords): boolean {
+  if (spec === undefined || matchBashSpec(spec, form)) return false;
+  const c = compile(spec);
+  const words = c.kind === 'wildcard' ? c.literal : c.words;
+  if (words.length < 2 || form.known === 0 || words[0] !== form.words[0]) return false;
+  let at = 1;
+  for (let i = 1; i < form.known && at < words.length; i++) if (form.words[i] === words[at]) at++;
+  return at === words.length;
+}
+
 /** True when the specifier names at least the first `n` words of the command (a rule covering a code flag). */
 export function specCovers(spec: string | undefined, n: number): boolean {
   if (spec === undefined) return false;

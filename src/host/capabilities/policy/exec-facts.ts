@@ -1,7 +1,7 @@
 // What each part of a command line comes to before the mode is weighed (exec-decide.ts does that):
 // whether a deny rule matches it, whether a path guard asks, why it cannot be read statically, and
 // why it could not match an allow rule even so.
-import { couldMatch, matchBashSpec, specCovers, type FormWords } from './bash-match.js';
+import { couldMatch, matchBashSpec, matchesLoosely, specCovers, type FormWords } from './bash-match.js';
 import type { Collected } from './exec-collect.js';
 import { describeRule, ruleOrigin, type ParsedRule } from './rules.js';
 import {
@@ -119,6 +119,10 @@ function unreadableOf(c: Collected, forms: readonly FormWords[], j: Judge): stri
     else if (r.target && !r.target.isStatic)
       out.push(`it redirects to ${JSON.stringify(short(r.target.text))}, only known when it runs`);
   }
+  // Options before a subcommand (`git -C repo push`) may hide a denied or asked form.
+  const loose = j.strict.find((r) => forms.some((f) => matchesLoosely(r.specifier, f)));
+  if (loose)
+    out.push(`it may be "${loose.specifier ?? ''}" with options between its words (rule "${loose.text}")`);
   // Words find or xargs add: a rule could match only if its known words agree.
   if (
     (c.open || c.part.words.some((w) => w.inserted)) &&

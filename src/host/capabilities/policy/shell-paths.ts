@@ -64,12 +64,14 @@ function namedPathProblem(p: string, word: string, ctx: ExecContext): PolicyDeci
   return undefined;
 }
 
-/** The values inside a word that may be paths: the word, after `--opt=` or `KEY=`, after `@`. */
+/** The values inside a word that may be paths: the word, after `--opt=`, `KEY=` or `-o`, after `@`. */
 function pathLike(pattern: string): string[] {
   const out = [pattern];
   const eq = pattern.indexOf('=');
   const value = eq === -1 ? pattern : pattern.slice(eq + 1);
   if (eq !== -1) out.push(value);
+  // A short option with its value attached: `-o.git/hooks/x`, `-f.env`.
+  if (eq === -1 && /^-[A-Za-z]./.test(pattern)) out.push(pattern.slice(2));
   // `@file` is how curl and friends read a file into an argument.
   if (value.startsWith('@')) out.push(value.slice(1));
   return out;
