@@ -81,8 +81,8 @@ function collectLine(source: string, depth: number, state: State): void {
 // reading of recent lines is kept. It is a pure function of the line and the two directories, and
 // nothing downstream changes it.
 const recent = new Map<string, Collection>();
-const RECENT_LINES = 256;
-const RECENT_MAX_LENGTH = 8192;
+const RECENT_LINES = 128;
+const RECENT_MAX_LENGTH = 2048;
 
 /** Collects a command line run in `projectDir`. */
 export function collectCommand(source: string, projectDir: string, homeDir: string | undefined): Collection {
