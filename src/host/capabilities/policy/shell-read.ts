@@ -73,8 +73,9 @@ class Reader implements PartReader {
       if (name?.type === 'variable_name' && value && value.type !== 'array') {
         const word = evalWord(value, { ...this.silent(), tree: this.tree }, 'assignment');
         const key = textOf(this.tree, name);
-        // Patterns, not values: a tilde stays `~` (`D=~/.aws`) for the guards to resolve.
-        if (word.complete) this.assigned.set(key, [...(this.assigned.get(key) ?? []), ...word.patterns]);
+        // The value as written (a tilde stays `~`, `D=~/.aws`, for the guards to resolve); bash
+        // globs it where it is expanded unquoted.
+        if (word.complete) this.assigned.set(key, [...(this.assigned.get(key) ?? []), word.value]);
       }
     }
     if (node.type === 'for_statement') {

@@ -27,7 +27,7 @@ export interface ShellWord {
 /** What evaluating a word needs from the reader. */
 export interface WordContext {
   tree: ShellTree;
-  /** Values a variable is given by static assignments in the command. */
+  /** Values a variable is given in the command (assignments, loop lists), read as glob patterns. */
   values(name: string): readonly string[];
   /** Reads the commands inside a substitution; returns the static arguments they print from. */
   substitution(node: ShellNode): string[];
@@ -182,7 +182,9 @@ function patternsOf(pieces: Piece[], role: WordRole): string[] {
     }
     if (fragment !== '') fragments.push(fragment);
     fragment = '';
-    const values = piece.values.map((v) => (piece.quoted ? escapeGlob(v) : v));
+    // Values stay patterns even when quoted: a loop variable stands for the files its glob matched,
+    // and reading a plain value as a pattern can only find more, never fewer.
+    const values = piece.values;
     const next: string[] = [];
     for (const c of combos) for (const v of values) if (next.length < MAX_PATTERNS) next.push(c + v);
     combos = next;
