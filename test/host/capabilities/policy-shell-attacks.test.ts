@@ -118,6 +118,11 @@ const GUARD_TRICKS = [
   'ln -s /tmp/x .husky/pre-commit',
   'tee .vscode/tasks.json < x',
   'mv x .mcp.json',
+  'git config core.hooksPath .myhooks',
+  'git config --local core.fsmonitor ./x',
+  'git -C . config core.pager ./x',
+  'git remote add evil https://x',
+  'git submodule add https://x',
 ];
 
 describe('tricks against a deny rule never get past it', () => {
@@ -183,6 +188,9 @@ describe('what the tricks must not cost', () => {
     'npm test -- --watch=false',
     'grep -rn "TODO" src | head -20',
     'cd sub && npm run build',
+    'git config --get user.name',
+    'git config user.email',
+    'git config --global core.editor vim',
   ])('%j still runs in bypassPermissions', (command) => {
     expect(verdict(command, {}, 'bypassPermissions').decision).toBe('allow');
   });

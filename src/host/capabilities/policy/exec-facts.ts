@@ -12,7 +12,7 @@ import {
   type ExecContext,
   type GuardScope,
 } from './shell-paths.js';
-import type { ShellWord } from './shell-words.js';
+import { literalWord, type ShellWord } from './shell-words.js';
 import type { PolicyDecision } from './types.js';
 
 /** What one part comes to, before the mode and the other parts are weighed. */
@@ -145,6 +145,11 @@ function guardOf(c: Collected, ctx: ExecContext, scope: GuardScope): Pick<PartFa
       if (v?.decision === 'deny') return { deny: v };
       if (v) return { guard: v };
     }
+  }
+  for (const file of c.view.writes) {
+    const v = guardWrite(literalWord(file), ctx, scope);
+    if (v?.decision === 'deny') return { deny: v };
+    if (v) return { guard: v };
   }
   // A computed command name may split into words too (`cat${IFS}.env`); a lone assignment reaches no file.
   const [name, ...args] = c.view.forms[0] ?? [];

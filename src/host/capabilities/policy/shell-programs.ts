@@ -294,6 +294,35 @@ function gitOpaque(words: readonly ShellWord[]): Opaque | undefined {
   return undefined;
 }
 
+const GIT_CONFIG_READS =
+  /^(--get(-all|-regexp|-urlmatch|-color(bool)?)?|--list|-l|--show-origin|--show-scope|--global|--system|--file|-f|--blob|get|list)$/;
+
+/**
+ * Files a command writes without naming them: `git config key value` (and `git remote add`, ...)
+ * writes `.git/config`, `git submodule add` also `.gitmodules`; paths relative to where it runs.
+ */
+export function impliedWrites(words: readonly ShellWord[]): string[] {
+  if (base(words[0]?.value ?? '') !== 'git') return [];
+  let i = 1;
+  while (i < words.length && words[i]?.value.startsWith('-'))
+    i += /^(-C|-c|--git-dir|--work-tree)$/.test(words[i]?.value ?? '') ? 2 : 1;
+  const sub = words[i]?.value;
+  const rest = words.slice(i + 1);
+  if (sub === 'config') {
+    if (rest.some((w) => !w.isStatic || GIT_CONFIG_READS.test(w.value))) return [];
+    return rest.filter((w) => !w.value.startsWith('-')).length >= 2 ||
+      rest.some((w) =>
+        /^--(unset|add|replace-all|rename-section|remove-section|edit)|^-e$|^(set|unset)$/.test(w.value),
+      )
+      ? ['.git/config']
+      : [];
+  }
+  if (sub === 'remote' && /^(add|set-url|rename|remove|rm|set-head|set-branches)$/.test(rest[0]?.value ?? ''))
+    return ['.git/config'];
+  if (sub === 'submodule' && rest[0]?.value === 'add') return ['.gitmodules', '.git/config'];
+  return [];
+}
+
 /** Code `words` (a command, name first, wrappers already peeled) runs that cannot be read, if any. */
 export function opaqueCode(words: readonly ShellWord[]): Opaque | undefined {
   const first = words[0];

@@ -5,7 +5,7 @@
 // lines of their own, commands `find -exec` and `xargs` run, and code the policy cannot read
 // (see shell-programs.ts) marked opaque.
 import type { ShellPart } from './shell-read.js';
-import { opaqueCode, type Opaque } from './shell-programs.js';
+import { impliedWrites, opaqueCode, type Opaque } from './shell-programs.js';
 import { CODE_ENV, HARMLESS_ENV, skipOptions, unwrap, wrapperSpec } from './shell-wrappers.js';
 import { literalWord, type ShellWord } from './shell-words.js';
 /** A command another command runs: `open` when more words are added when it runs (xargs). */
@@ -32,6 +32,8 @@ export interface CommandView {
   unclear: string[];
   /** `cd`: the directory later commands run in (undefined target: known only when it runs). */
   chdir?: { target?: ShellWord };
+  /** Files it writes without naming them (`git config` writes `.git/config`). */
+  writes: string[];
 }
 
 /** Shells whose `-c` script is bash syntax and is read as a command line. */
@@ -81,6 +83,7 @@ export function viewCommand(part: ShellPart): CommandView {
     commands: [],
     opaque: [],
     unclear: [],
+    writes: [],
   };
   for (const a of part.assignments) {
     if (a.value.isStatic && !a.append && HARMLESS_ENV.test(a.name)) continue;
@@ -157,6 +160,7 @@ function peel(words: ShellWord[], view: CommandView, depth: number): void {
   if (!spec) {
     const opaque = opaqueCode(words);
     if (opaque) view.opaque.push({ ...opaque, form });
+    view.writes.push(...impliedWrites(words));
     return;
   }
   unwrap(words, name, view, depth, peel);
