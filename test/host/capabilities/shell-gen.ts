@@ -70,6 +70,13 @@ const PLAIN = [
   '!x',
   'x!',
   '^a',
+  'a\\\nb',
+  '#x',
+  'x#y',
+  "'#'",
+  '--',
+  '-',
+  'a\tb',
 ];
 const SINGLE = [
   "'a b'",
@@ -206,9 +213,27 @@ const REDIRECTS = [
   '>&out.txt',
   '<&0',
   '>$(id)',
+  '&>>out.txt',
+  '2>>out.txt',
+  '1>out.txt',
+  '>out.txt 2>&1',
+  '2>&1 >out.txt',
 ];
 const ASSIGN_NAMES = ['x', 'y', 'A', 'NODE_ENV', 'IFS', 'HOME'];
-const SEPARATORS = [' && ', ' || ', '; ', ' | ', '\n', ' |& ', ' & ', ';'];
+const SEPARATORS = [
+  ' && ',
+  ' || ',
+  '; ',
+  ' | ',
+  '\n',
+  ' |& ',
+  ' & ',
+  ';',
+  '\t&&\t',
+  ' ;\n',
+  ' \\\n&& ',
+  ' &&\n',
+];
 
 /** Builds commands from a random source. */
 export class CommandGenerator {

@@ -223,11 +223,18 @@ class Reader implements PartReader {
 
   private checkSpaces(node: ShellNode, children: readonly ShellNode[]): void {
     let at = node.start;
+    let prev: ShellNode | undefined;
     for (const child of children) {
-      if (!SPACE.test(gapText(this.tree, at, child.start)))
-        this.problem(
-          `it has text the grammar does not place: ${JSON.stringify(gapText(this.tree, at, child.start).trim().slice(0, 20))}`,
-        );
+      const gap = gapText(this.tree, at, child.start);
+      // Two words with nothing between them are one word to bash (`$'r'\m` is `rm`).
+      if (gap === '' && prev && isWordish(prev) && isWordish(child))
+        this.problem('the grammar split one word in two');
+      prev = child;
+      if (!SPACE.test(gap))
+        this.problem(`it has text the grammar does not place: ${JSON.stringify(gap.trim().slice(0, 20))}`);
+      // The grammar takes `a\<newline>b` for two words; bash drops the pair first and reads `ab`.
+      else if (gap !== '' && gap.replace(/\\\n/g, '') === '' && at !== node.start)
+        this.problem('a line continuation joins two words');
       at = child.end;
     }
     if (!SPACE.test(gapText(this.tree, at, node.end)))
@@ -279,6 +286,10 @@ function lastCommand(node: ShellNode): ShellNode | undefined {
   let at: ShellNode | undefined = node;
   while (at && (at.type === 'list' || at.type === 'pipeline')) at = at.children[at.children.length - 1];
   return at?.type === 'command' ? at : undefined;
+}
+
+function isWordish(node: ShellNode): boolean {
+  return node.type === 'command_name' || node.type === 'variable_assignment' || WORD_TYPES.has(node.type);
 }
 
 /** Reads a command line. Without the grammar nothing is read, and the reason says why. */

@@ -7,7 +7,7 @@
 import type { ShellPart } from './shell-read.js';
 import { impliedWrites, opaqueCode, type Opaque } from './shell-programs.js';
 import { CODE_ENV, HARMLESS_ENV, skipOptions, unwrap, wrapperSpec } from './shell-wrappers.js';
-import { literalWord, type ShellWord } from './shell-words.js';
+import { literalWord, sourceValue, type ShellWord } from './shell-words.js';
 /** A command another command runs: `open` when more words are added when it runs (xargs). */
 export interface RunCommand {
   words: ShellWord[];
@@ -69,8 +69,26 @@ function baseName(word: ShellWord): string {
   return word.value.slice(word.value.lastIndexOf('/') + 1);
 }
 
-function joined(words: readonly ShellWord[]): string | undefined {
-  return words.every((w) => w.isStatic) ? words.map((w) => w.value).join(' ') : undefined;
+/**
+ * The script words make (as `eval` joins them). Words only known when it runs keep their source
+ * text: read again, they expand the same way, so the guards and deny rules still see what they
+ * can of it. `exact` is false then, and the command is opaque.
+ */
+function script(words: readonly ShellWord[]): { text: string; exact: boolean } {
+  return { text: words.map(sourceValue).join(' '), exact: words.every((w) => w.isStatic) };
+}
+
+/** Hands a script to be read; one only known when it runs is read too, but marked opaque. */
+function runScript(
+  words: readonly ShellWord[],
+  view: CommandView,
+  why: string,
+  form: number,
+  at: number,
+): void {
+  const s = script(words);
+  view.scripts.push(s.text);
+  if (!s.exact) view.opaque.push({ reason: why, words: at, form });
 }
 
 /** Builds the rule view of one part. */
@@ -128,13 +146,8 @@ function peel(words: ShellWord[], view: CommandView, depth: number): void {
   }
   const name = baseName(first);
   const form = view.forms.length - 1;
-  if (name === 'eval') {
-    const script = joined(words.slice(1));
-    if (script === undefined)
-      view.opaque.push({ reason: 'eval runs text computed when it runs', words: words.length, form });
-    else view.scripts.push(script);
-    return;
-  }
+  if (name === 'eval')
+    return runScript(words.slice(1), view, 'eval runs text computed when it runs', form, words.length);
   if (name === 'cd') return changeDirectory(words, view);
   if (name === 'set' && !words.slice(1).every((w) => w.isStatic && SET_HARMLESS.test(w.value)))
     view.opaque.push({
@@ -148,12 +161,8 @@ function peel(words: ShellWord[], view: CommandView, depth: number): void {
   if (name === 'find') return findExec(words, view);
   if (name === 'watch') {
     const rest = skipOptions(words.slice(1), { withValue: 'nqd', longWithValue: ['interval'] });
-    const script = rest === undefined ? undefined : joined(rest);
-    if (rest !== undefined && rest.length > 0) {
-      if (script === undefined)
-        view.opaque.push({ reason: 'watch runs text computed when it runs', words: words.length, form });
-      else view.scripts.push(script);
-    }
+    if (rest !== undefined && rest.length > 0)
+      runScript(rest, view, 'watch runs text computed when it runs', form, words.length);
     return;
   }
   const spec = wrapperSpec(name);
@@ -185,13 +194,8 @@ function shellScript(words: ShellWord[], view: CommandView, form: number): void 
   }
   const operand = words[i];
   if (runsScript) {
-    if (operand?.isStatic) view.scripts.push(operand.value);
-    else
-      view.opaque.push({
-        reason: `${words[0]?.value} -c runs text computed when it runs`,
-        words: words.length,
-        form,
-      });
+    if (operand)
+      runScript([operand], view, `${words[0]?.value} -c runs text computed when it runs`, form, words.length);
   } else if (operand === undefined) {
     view.opaque.push({
       reason: `${words[0]?.value} runs commands read from its input`,

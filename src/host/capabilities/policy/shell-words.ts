@@ -249,3 +249,10 @@ export function evalWord(node: ShellNode, ctx: WordContext, role: WordRole = 'ar
 export function literalWord(value: string): ShellWord {
   return { text: value, value, isStatic: true, patterns: [escapeGlob(value)], complete: true };
 }
+
+/** A word's value, or for one only known when it runs its source (a double-quoted one unquoted). */
+export function sourceValue(w: ShellWord): string {
+  if (w.isStatic) return w.value;
+  const quoted = /^"([\s\S]*)"$/.exec(w.text);
+  return quoted ? (quoted[1] ?? '').replace(/\\(["\\`$])/g, '$1') : w.text;
+}

@@ -2,7 +2,7 @@
 // `xargs`, `command`, `exec`, `su -c`, ...): their options, and how each is peeled to reach the
 // command it runs, with the environment `env` gives it and the scripts `-c` options hand over.
 import type { CommandView } from './shell-unwrap.js';
-import { literalWord, type ShellWord } from './shell-words.js';
+import { literalWord, sourceValue, type ShellWord } from './shell-words.js';
 
 /** Environment variables known not to make a program run other code or load other files. */
 export const HARMLESS_ENV =
@@ -107,15 +107,19 @@ export function unwrap(words: ShellWord[], name: string, view: CommandView, dept
     const at = words.findIndex((w, k) => k > 0 && (w.value === `-${spec.script}` || w.value === '--command'));
     if (at !== -1) {
       const script = words[at + 1];
-      if (script?.isStatic) view.scripts.push(script.value);
-      else view.opaque.push({ reason: `${name} runs text computed when it runs`, words: words.length, form });
+      // Read even when only known when it runs (by its source text): the guards still see it.
+      if (script) view.scripts.push(sourceValue(script));
+      if (!script?.isStatic)
+        view.opaque.push({ reason: `${name} runs text computed when it runs`, words: words.length, form });
       if (spec.privileged) view.privileged = true;
       return;
     }
   }
   let rest = skipOptions(words.slice(1), spec);
   if (rest === undefined) return;
-  if (name === 'env') rest = envAssignments(rest, view, words, form);
+  // The `time` keyword times a whole command, assignments before its name included.
+  if (name === 'env' || (name === 'time' && words[0]?.text === 'time'))
+    rest = envAssignments(rest, view, words, form);
   if (spec.positional) rest = rest.slice(spec.positional);
   if (rest.length === 0) {
     if (spec.fallback) view.commands.push({ words: [literalWord(spec.fallback)], open: true });
