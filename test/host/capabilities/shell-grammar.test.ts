@@ -25,12 +25,23 @@ const loaded = () => Object.keys(cache).some((k) => k.includes('web-tree-sitter'
 describe('the shell grammar', () => {
   it('is not loaded by importing the policy, and commands ask until it is', () => {
     const out = fresh(`${LOADED}
+      const imported = loaded();
       const input = { capability: 'exec.run', command: 'ls', projectDir: '/p', mode: 'bypassPermissions', rules: {} };
       const before = policy.decide(input);
-      console.log(JSON.stringify({ loaded: loaded(), decision: before.decision, reason: before.reason }));`);
+      console.log(JSON.stringify({ loaded: imported, decision: before.decision, reason: before.reason }));`);
     expect(out.loaded).toBe(false);
     expect(out.decision).toBe('ask');
     expect(out.reason).toContain('the bash grammar (tree-sitter-bash) is not loaded yet');
+  });
+
+  it('starts loading when a command is judged before it is loaded', () => {
+    const out = fresh(`
+      const input = { capability: 'exec.run', command: 'ls', projectDir: '/p', mode: 'bypassPermissions', rules: {} };
+      const first = policy.decide(input).decision;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await policy.loadShellGrammar();
+      console.log(JSON.stringify({ first, later: policy.decide(input).decision }));`);
+    expect(out).toEqual({ first: 'ask', later: 'allow' });
   });
 
   it('loads once, whoever asks first, and then judges commands', () => {

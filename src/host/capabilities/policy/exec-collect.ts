@@ -4,7 +4,7 @@
 // in (`cd`), for the path guards.
 import path from 'node:path';
 import { hasGlob, unescapeGlob } from './glob-overlap.js';
-import { shellGrammarProblem } from './shell-grammar.js';
+import { loadShellGrammar, shellGrammarProblem } from './shell-grammar.js';
 import { readShell, type ShellPart } from './shell-read.js';
 import { viewCommand, type CommandView } from './shell-unwrap.js';
 import type { ShellWord } from './shell-words.js';
@@ -87,7 +87,11 @@ const RECENT_MAX_LENGTH = 2048;
 /** Collects a command line run in `projectDir`. */
 export function collectCommand(source: string, projectDir: string, homeDir: string | undefined): Collection {
   const noGrammar = shellGrammarProblem();
-  if (noGrammar !== undefined) return { parts: [], unreadable: [noGrammar], noGrammar, dotglob: false };
+  if (noGrammar !== undefined) {
+    // A caller that did not load the grammar first gets a prompt now, and a reading next time.
+    void loadShellGrammar();
+    return { parts: [], unreadable: [noGrammar], noGrammar, dotglob: false };
+  }
   const key = `${projectDir}\0${homeDir ?? ''}\0${source}`;
   const hit = recent.get(key);
   if (hit) {
