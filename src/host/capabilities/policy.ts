@@ -6,7 +6,8 @@
 // (ignored in bypassPermissions); allow rules; the mode's default. Shell commands are read with the
 // bash grammar and judged part by part (see policy/exec-decide.ts); the grammar is loaded once per
 // process by `loadShellGrammar()`, which callers await before judging a command (until then, and
-// if it cannot load, commands ask).
+// if it cannot load, commands ask; a command judged before it starts the load, the one effect the
+// policy ever has).
 import { isPermissionMode, PERMISSION_MODES } from '../../shared/permission-modes.js';
 import { decideCommand } from './policy/exec-decide.js';
 import { decidePath, type PathDecideContext } from './policy/path-decide.js';
