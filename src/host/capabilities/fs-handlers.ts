@@ -1,6 +1,7 @@
 // The file and command capabilities of one run: parse the worker's request, resolve every path
 // (realpath), ask the one policy function, wait for approval when it says `ask`, audit, and only
 // then perform the effect.
+import path from 'node:path';
 import type { Capabilities, CapabilityName } from '../../shared/capabilities.js';
 import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
 import type { PermissionMode } from '../../shared/task.js';
@@ -15,6 +16,8 @@ import type { JudgeContext } from './fs/judge-read-sync.js';
 import { judgeReadMany } from './fs/read-many.js';
 import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
+import { codeKeysChanged } from './fs/manifest.js';
+import { sniffContent } from './fs/sniff.js';
 import { writeAtomic } from './fs/write.js';
 import { resolvePath, type ResolvedPath } from './paths.js';
 import { decide } from './policy.js';
@@ -30,6 +33,10 @@ export interface EffectContext {
   homeDir: string;
   mode: PermissionMode;
   rules: PolicyRules;
+  /** cadre's own records (absolute, real): no file capability touches them, no walk lists them. */
+  records: readonly string[];
+  /** Protected paths added by config (`sandbox.protect`), on top of the built-in list. */
+  protect: readonly string[];
   sandbox: 'auto' | 'required' | 'off';
   approvals: ApprovalBroker;
   audit: AuditLog | undefined;
@@ -37,6 +44,8 @@ export interface EffectContext {
   signal: AbortSignal;
   /** Stops the run's clock while a person answers an approval. */
   pauseClock: () => () => void;
+  /** Tells the person something about the run (a `notice` event): which rule would allow a refused secret. */
+  notice?: (message: string) => void;
 }
 
 type Handler<K extends CapabilityName> = Capabilities[K];
@@ -54,17 +63,13 @@ export function parseRequest<K extends keyof typeof CapabilityRequests>(
 /** Runs the policy (and the approval queue) for one call; throws when denied. */
 async function authorize(
   ctx: EffectContext,
-  input: Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>,
+  input: Omit<
+    PolicyInput,
+    'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules' | 'records' | 'protect'
+  >,
   summary: string,
 ): Promise<string> {
-  const verdict = decide({
-    ...input,
-    projectDir: ctx.projectDir,
-    extraRoots: ctx.extraRoots,
-    homeDir: ctx.homeDir,
-    mode: ctx.mode,
-    rules: ctx.rules,
-  });
+  const verdict = decide({ ...input, ...judgeContext(ctx) });
   if (verdict.decision === 'allow') return verdict.reason;
   if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
   const resume = ctx.pauseClock();
@@ -85,12 +90,26 @@ async function authorize(
   }
 }
 
+/** The run's places and rules, as every file decision takes them (also on the I/O threads). */
+function judgeContext(ctx: EffectContext): JudgeContext {
+  return {
+    projectDir: ctx.projectDir,
+    extraRoots: ctx.extraRoots,
+    homeDir: ctx.homeDir,
+    mode: ctx.mode,
+    rules: ctx.rules,
+    records: ctx.records,
+    protect: ctx.protect,
+  };
+}
+
 /** Codes that mean the policy or a person refused the call (audited as `deny`). */
 const REFUSALS: ReadonlySet<string> = new Set([
   'permission_denied',
   'approval_denied',
   'path_outside_project',
   'sensitive_path',
+  'forbidden_operation',
 ]);
 
 /** Wraps an effect with timing and the audit log; every result is an envelope. */
@@ -120,6 +139,8 @@ function audited<T>(
       const envelope = fail(error);
       if (!envelope.ok) {
         const { code, message } = envelope.error;
+        // The model reads the refusal in its tool result; the person reads it here.
+        if (code === 'sensitive_path') ctx.notice?.(`${capability} refused: ${message}`);
         record({
           decision: REFUSALS.has(code) ? 'deny' : 'allow',
           reason: message,
@@ -130,6 +151,41 @@ function audited<T>(
       return envelope;
     },
   );
+}
+
+/**
+ * The second look at a file being read, at what it begins with: a private key under any name, or
+ * one of cadre's records copied elsewhere, goes back to the policy, which may refuse it.
+ */
+function judgeContent(ctx: EffectContext, target: ResolvedPath, head: Uint8Array): void {
+  const content = sniffContent(head);
+  if (content === undefined) return;
+  const verdict = decide({ capability: 'fs.read', path: target, content, ...judgeContext(ctx) });
+  if (verdict.decision !== 'allow') throw new CadreError(verdict.code ?? 'sensitive_path', verdict.reason);
+}
+
+/**
+ * For a write to a `package.json`: the keys that make npm or a git hook run code (`scripts`, ...)
+ * whose value the write changes. Undefined when that cannot be told (the policy then asks).
+ */
+async function manifestChange(target: ResolvedPath, content: string): Promise<string[] | undefined> {
+  if (path.basename(target.absolute).toLowerCase() !== 'package.json') return undefined;
+  let before: string | undefined;
+  if (target.exists) {
+    const read = await readText(target.real).catch(() => undefined);
+    if (read === undefined) return undefined;
+    before = read.content;
+  }
+  return codeKeysChanged(before, content);
+}
+
+/** One notice for the secrets a batch read left out: how many, and the first one's way in. */
+function noticeSecrets(ctx: EffectContext, skipped: readonly { path: string; reason: string }[]): void {
+  const secrets = skipped.filter((s) => s.reason.includes('is a sensitive file'));
+  const first = secrets[0];
+  if (first === undefined) return;
+  const more = secrets.length > 1 ? ` (and ${secrets.length - 1} more)` : '';
+  ctx.notice?.(`a search left out a sensitive file${more}: ${first.reason}`);
 }
 
 /** Builds the fs.* and exec.run handlers of one run. */
@@ -145,17 +201,12 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const value = await readText(target.real, {
         ...(req.offset ? { offset: req.offset } : {}),
         ...(req.limit ? { limit: req.limit } : {}),
+        judgeHead: (head) => judgeContent(ctx, target, head),
       });
       return { value: { ...value, path: target.absolute }, reason };
     });
   };
-  const judgeCtx = (): JudgeContext => ({
-    projectDir: ctx.projectDir,
-    extraRoots: ctx.extraRoots,
-    homeDir: ctx.homeDir,
-    mode: ctx.mode,
-    rules: ctx.rules,
-  });
+  const judgeCtx = (): JudgeContext => judgeContext(ctx);
   const readManyHandler: Handler<'fs.readMany'> = (raw) => {
     const r = raw as { paths?: unknown[]; glob?: { pattern?: unknown } };
     const summary =
@@ -181,6 +232,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         const walk = {
           projectDir: ctx.projectDir,
           roots,
+          hidden: ctx.records,
           sort: 'path' as const,
           ...(limit ? { limit } : {}),
         };
@@ -188,11 +240,13 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
           ...options,
           signal: ctx.signal,
         });
+        noticeSecrets(ctx, result.skipped);
         return { value: result, reason: `${reason}; ${allowed} of ${found} files found allowed` };
       }
       // Resolved, judged path by path (denied ones are skipped, never read) and read on an I/O
       // thread, with the run's rules; as fs.readMany, Read rules and Grep rules both apply.
       const { result, allowed } = await judgeReadMany(req.paths, judgeCtx(), options);
+      noticeSecrets(ctx, result.skipped);
       return { value: result, reason: `${allowed} of ${req.paths.length} paths allowed` };
     });
   };
@@ -211,6 +265,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         {
           projectDir: ctx.projectDir,
           roots,
+          hidden: ctx.records,
           ...(req.limit ? { limit: req.limit } : {}),
           ...(req.sort ? { sort: req.sort } : {}),
         },
@@ -230,7 +285,8 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const req = parseRequest('fs.list', raw);
       const target = await resolve(req.path);
       const reason = await authorize(ctx, { capability: 'fs.list', path: target }, `list ${req.path}`);
-      return { value: { ...(await list(target.real, req.ignore ?? [])), path: target.absolute }, reason };
+      const listed = await list(target.real, req.ignore ?? [], undefined, ctx.records);
+      return { value: { ...listed, path: target.absolute }, reason };
     });
   const write: Handler<'fs.write'> = (raw) => {
     const r = raw as { path?: unknown; content?: unknown };
@@ -238,9 +294,10 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
     return audited(ctx, 'fs.write', summary, async () => {
       const req = parseRequest('fs.write', raw);
       const target = await resolve(req.path);
+      const codeKeysChanged = await manifestChange(target, req.content);
       const reason = await authorize(
         ctx,
-        { capability: 'fs.write', path: target },
+        { capability: 'fs.write', path: target, ...(codeKeysChanged ? { codeKeysChanged } : {}) },
         `write ${req.path} (${req.content.length} chars)`,
       );
       const value = await writeAtomic(

@@ -1,5 +1,5 @@
-// The verdict on one file path: the jail, secrets, then deny / plan / protected / ask / allow rules,
-// then the mode. Rules see the path as written and where it really leads: a deny or ask rule
+// The verdict on one file path: the jail, cadre's own records, secrets (by name and by what the file
+// begins with), then deny / plan / protected / ask / allow rules, then the mode. Rules see the path as written and where it really leads: a deny or ask rule
 // matching either form applies; allow rules must cover both (a symlink cannot borrow an allowance).
 import path from 'node:path';
 import type { PermissionMode } from '../../../shared/task.js';
@@ -7,12 +7,23 @@ import { modeDefault, planDenial, planForbids } from './mode.js';
 import { displayPath, matchPathSpec, normalizeRoot, rootOf, type PathContext } from './path-match.js';
 import { pathToolsFor, ruleVerdict, type ParsedRule, type ParsedRules } from './rules.js';
 import { findProtected, findSensitive, specNames, type SensitiveHit } from './sensitive.js';
-import type { PolicyDecision, ResolvedPath } from './types.js';
+import { recordHolding, recordReason } from './records.js';
+import type { FileContentKind, PolicyDecision, ResolvedPath } from './types.js';
 
 /** What a path decision needs besides the path. */
 export interface PathDecideContext extends PathContext {
   mode: PermissionMode;
   rules: ParsedRules;
+  /** cadre's own records (absolute, normalised): no file capability may touch them. */
+  records?: readonly string[];
+  /** The protected list (protected-paths.ts with the config's additions); absent = the built-in list. */
+  protect?: readonly string[];
+}
+
+/** Facts the capability layer found about one call beyond its path (see PolicyInput). */
+export interface PathFacts {
+  content?: FileContentKind;
+  codeKeysChanged?: readonly string[];
 }
 
 /** The form of `p` a rule would use: project-relative, or `//absolute` outside the project. */
@@ -63,7 +74,12 @@ function hitsOf(
 }
 
 /** The verdict on one path for a file capability (`fs.read`, `fs.write`, ...). */
-export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecideContext): PolicyDecision {
+export function decidePath(
+  capability: string,
+  rp: ResolvedPath,
+  ctx: PathDecideContext,
+  facts: PathFacts = {},
+): PolicyDecision {
   if (typeof rp !== 'object' || rp === null || !isAbsoluteString(rp.absolute) || !isAbsoluteString(rp.real)) {
     return {
       decision: 'deny',
@@ -78,6 +94,9 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
     return { decision: 'deny', code: 'path_outside_project', reason: outsideReason(rp, abs, real, ctx) };
   }
   const forms = abs === real ? [abs] : [abs, real];
+  const record = recordHolding(forms, ctx.records);
+  if (record !== undefined || facts.content === 'cadre-record')
+    return { decision: 'deny', code: 'forbidden_operation', reason: recordReason(rp.requested, record) };
   const tools = pathToolsFor(capability);
   const allowRules = applicable(ctx.rules.allow, tools);
   // An allow needs every form covered (a symlink cannot borrow the allowance of its location).
@@ -92,31 +111,15 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
   const what = () => `${write ? 'writing' : 'reading'} ${displayPath(abs, ctx)}`;
 
   if (!write && capability !== 'fs.stat') {
-    const hits = hitsOf(forms, findSensitive);
-    const first = hits[0];
-    if (first && !named(hits)) {
-      const via = first[0] === real && real !== abs ? ` (it leads to ${real})` : '';
-      return {
-        decision: 'deny',
-        code: 'sensitive_path',
-        reason: `"${rp.requested}"${via} is a sensitive file (${first[1].label}) and is not read by default; allow it with an allow rule that names it, such as "Read(${ruleSpecFor(first[0], ctx)})"`,
-      };
-    }
+    const refused = secretRead(rp, forms, ctx, facts, named);
+    if (refused) return refused;
   }
   const deny = firstMatching(applicable(ctx.rules.deny, tools), forms, ctx);
   if (deny) return ruleVerdict('deny', deny, what());
   if (write && planForbids(ctx.mode, 'write')) return planDenial('write', what());
   if (write) {
-    const hits = hitsOf(forms, (p) => findProtected(p, ctx));
-    const first = hits[0];
-    if (first && !named(hits)) {
-      const suggestion = `Edit(${ruleSpecFor(first[0], ctx)})`;
-      return {
-        decision: 'ask',
-        reason: `${what()} touches ${first[1].label}, which always needs approval; allow it with an allow rule that names it, such as "${suggestion}"`,
-        suggestions: [suggestion],
-      };
-    }
+    const guarded = guardedWrite(forms, ctx, facts, named, what);
+    if (guarded) return guarded;
   }
   if (ctx.mode !== 'bypassPermissions') {
     const ask = firstMatching(applicable(ctx.rules.ask, tools), forms, ctx);
@@ -125,6 +128,74 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
   const allow = allowed ? allowFor(abs) : undefined;
   if (allow) return ruleVerdict('allow', allow, what());
   return modeDefault(ctx.mode, write ? 'write' : 'read', what(), write ? [editSuggestion(abs, ctx)] : []);
+}
+
+type NamedCheck = (hits: [string, SensitiveHit][]) => boolean;
+
+/** A read of a secret (by name, or a private key by content) that no allow rule names: denied. */
+function secretRead(
+  rp: ResolvedPath,
+  forms: readonly string[],
+  ctx: PathDecideContext,
+  facts: PathFacts,
+  named: NamedCheck,
+): PolicyDecision | undefined {
+  const hits = hitsOf(forms, findSensitive);
+  if (facts.content === 'private-key') {
+    // The file's name is what a rule must name: `Read(certs/server.txt)`, not `Read(**)`.
+    for (const p of forms)
+      hits.push([p, { label: 'a private key (it begins with one)', keys: [lastIndex(p)] }]);
+  }
+  const first = hits[0];
+  if (!first || named(hits)) return undefined;
+  const real = forms[forms.length - 1];
+  const via = first[0] === real && forms.length > 1 ? ` (it leads to ${real})` : '';
+  return {
+    decision: 'deny',
+    code: 'sensitive_path',
+    reason: `"${rp.requested}"${via} is a sensitive file (${first[1].label}) and is not read by default; allow it with an allow rule that names it, such as "Read(${ruleSpecFor(first[0], ctx)})"`,
+  };
+}
+
+/** A write to a protected path, or a package.json change to code npm runs, with no allow rule naming it: asks. */
+function guardedWrite(
+  forms: readonly string[],
+  ctx: PathDecideContext,
+  facts: PathFacts,
+  named: NamedCheck,
+  what: () => string,
+): PolicyDecision | undefined {
+  const hits = hitsOf(forms, (p) => findProtected(p, ctx));
+  for (const p of forms) {
+    const manifest = manifestHit(p, facts);
+    if (manifest) hits.push([p, manifest]);
+  }
+  const first = hits[0];
+  if (!first || named(hits)) return undefined;
+  const suggestion = `Edit(${ruleSpecFor(first[0], ctx)})`;
+  return {
+    decision: 'ask',
+    reason: `${what()} touches ${first[1].label}, which always needs approval; allow it with an allow rule that names it, such as "${suggestion}"`,
+    suggestions: [suggestion],
+  };
+}
+
+/** A write to a `package.json` that changes what npm runs (or whose change could not be read). */
+function manifestHit(p: string, facts: PathFacts): SensitiveHit | undefined {
+  const last = lastIndex(p);
+  if (p.slice(p.lastIndexOf('/') + 1).toLowerCase() !== 'package.json') return undefined;
+  const keys = facts.codeKeysChanged;
+  if (keys === undefined)
+    return { label: 'package.json (the change to its scripts could not be checked)', keys: [last] };
+  if (keys.length === 0) return undefined;
+  return {
+    label: `package.json's ${keys.map((k) => `"${k}"`).join(', ')} (npm and git hooks run what it holds)`,
+    keys: [last],
+  };
+}
+
+function lastIndex(p: string): number {
+  return p.split('/').length - 1;
 }
 
 /** `Edit(dir/**)` for a file in a directory, `Edit(file)` at the top. */
