@@ -41,6 +41,10 @@ export interface RunCaps {
   /** Grep: most files it reads, and most matches it keeps. */
   maxGrepFiles: number;
   maxGrepMatches: number;
+  /** Tool calls run per model message; the calls past it are answered "limit reached, do not retry". */
+  maxToolCallsPerMessage: number;
+  /** Subagent launches (Task, agents exposed as tools) run per model message. */
+  maxTasksPerMessage: number;
 }
 
 /** Default caps. */
@@ -49,6 +53,8 @@ export const DEFAULT_CAPS: RunCaps = {
   maxConversationChars: 4_000_000,
   maxGrepFiles: 50_000,
   maxGrepMatches: 10_000,
+  maxToolCallsPerMessage: 64,
+  maxTasksPerMessage: 16,
 };
 
 /** Everything a worker needs for one run. */

@@ -33,6 +33,9 @@ describe('loadConfig', () => {
       timeout: 300,
       idleTimeout: 120,
       isolation: 'thread',
+      maxToolCallsPerMessage: 64,
+      maxTasksPerMessage: 16,
+      maxSubagents: 200,
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
     expect(config.paths).toEqual({

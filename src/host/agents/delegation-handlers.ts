@@ -29,32 +29,22 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
           `the agent tree has spent its token budget of ${node.tree.tokenBudget}; no new subagents can start — finish with what you have`,
         );
       }
-      const verdict = decide({
-        capability: 'agents.task',
-        agentType: input.subagent_type,
-        projectDir: core.cwd,
-        mode: node.grant.mode,
-        rules: core.rules,
-      });
-      if (verdict.decision === 'deny')
-        throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
-      if (verdict.decision === 'ask') {
-        const answer = await core.approvals.request({
-          agentId: node.agentId,
-          agentType: node.agentType,
-          capability: 'agents.task',
-          summary: `launch a ${input.subagent_type} subagent: ${input.description ?? input.prompt.slice(0, 80)}`,
-          reason: verdict.reason,
-          ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-        });
-        if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
-      }
-      if (input.resume && core.running.has(input.resume))
+      // Counted before the approval: a person is never asked about a launch that cannot happen.
+      const limit = core.config.maxSubagents;
+      if (!node.tree.claimSpawn(limit)) {
         throw new CadreError(
-          'invalid_input',
-          `run ${input.resume} is still going; wait for it with TaskOutput`,
+          'limit_reached',
+          `limit reached: this agent tree has launched ${limit} subagents, its limit (maxSubagents in .cadre/config.json); no more can start. Do not retry: finish the task with what you have.`,
         );
-      const { node: child } = await launch(core, input, node.tree, node);
+      }
+      let child: RunNode;
+      try {
+        await approveLaunch(core, node, input);
+        child = (await launch(core, input, node.tree, node)).node;
+      } catch (error) {
+        node.tree.releaseSpawn();
+        throw error;
+      }
       if (input.run_in_background) {
         core.background.set(child.agentId, child);
         const handle: BackgroundHandle = {
@@ -138,6 +128,40 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
     'todos.read': todosRead,
     'todos.write': todosWrite,
   };
+}
+
+/** The policy's verdict on a launch, and the person's answer when it asks; throws when refused. */
+async function approveLaunch(
+  core: RuntimeCore,
+  node: RunNode,
+  input: {
+    subagent_type: string;
+    description?: string | undefined;
+    prompt: string;
+    resume?: string | undefined;
+  },
+): Promise<void> {
+  const verdict = decide({
+    capability: 'agents.task',
+    agentType: input.subagent_type,
+    projectDir: core.cwd,
+    mode: node.grant.mode,
+    rules: core.rules,
+  });
+  if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
+  if (verdict.decision === 'ask') {
+    const answer = await core.approvals.request({
+      agentId: node.agentId,
+      agentType: node.agentType,
+      capability: 'agents.task',
+      summary: `launch a ${input.subagent_type} subagent: ${input.description ?? input.prompt.slice(0, 80)}`,
+      reason: verdict.reason,
+      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+    });
+    if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
+  }
+  if (input.resume && core.running.has(input.resume))
+    throw new CadreError('invalid_input', `run ${input.resume} is still going; wait for it with TaskOutput`);
 }
 
 /**

@@ -73,7 +73,14 @@ export async function launch(
     // Reserved before any await: two resumes of one id in the same turn must not both start.
     core.reserveResume(input.resume);
     try {
-      history = (await core.resumable(input.resume)).messages;
+      // A subagent resumes only within its own tree; a person (no parent) names any run, and its
+      // tree carries on as the resumed run's.
+      const found = await core.resumable(input.resume, {
+        agentType: def.name,
+        ...(parent ? { tree: tree.uid } : {}),
+      });
+      history = found.messages;
+      if (!parent && found.tree !== undefined) tree.adopt(found.tree);
     } catch (error) {
       core.releaseResume(input.resume);
       throw error;
@@ -89,7 +96,11 @@ export async function launch(
   }
   // The launch does not wait for the file: a transcript that cannot be opened ends the run as
   // failed (io_error), below, and what it appended meanwhile was only held in memory.
-  const transcript = core.startTranscript(agentId, input.resume !== undefined);
+  const transcript = core.startTranscript(agentId, input.resume !== undefined, {
+    agentType: def.name,
+    tree: tree.uid,
+    ...(parent ? { parentId: parent.agentId } : {}),
+  });
   const depth = parent ? parent.depth + 1 : 0;
   let resolveDone!: (output: TaskOutput) => void;
   const node: RunNode = {
@@ -204,7 +215,12 @@ export async function launch(
           ...capabilitiesFor(grant.tools),
           ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : []),
         ],
-        handlers: (ctx) => core.handlersFor(node, ctx),
+        handlers: (ctx) =>
+          core.handlersFor(node, {
+            ...ctx,
+            notice: (message) =>
+              deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'warn', message }),
+          }),
         onEvent: (event) => {
           if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
           if (event.type === 'usage') tree.record(node.runKey, event.usage);
@@ -278,7 +294,11 @@ function buildSpec(
     maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
     permissionMode: grant.mode,
     cwd: node.cwd,
-    caps: DEFAULT_CAPS,
+    caps: {
+      ...DEFAULT_CAPS,
+      maxToolCallsPerMessage: core.config.maxToolCallsPerMessage,
+      maxTasksPerMessage: core.config.maxTasksPerMessage,
+    },
     ...(fault ? { fault } : {}),
   };
 }

@@ -21,6 +21,16 @@ import { delegationHandlers } from './delegation-handlers.js';
 import { cancelReason, type RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
 
+/**
+ * The agent type a transcript was written by: its header's, or for a transcript from before headers
+ * named it, the agent id's prefix (ids are `<type>-<8 hex>`).
+ */
+function recordedType(header: Record<string, unknown> | undefined, agentId: string): string {
+  const type = header?.['agentType'];
+  if (typeof type === 'string') return type;
+  return /^(.+)-[0-9a-f]{8}$/.exec(agentId)?.[1] ?? '(unknown)';
+}
+
 /** Options the runtime was created with that the launcher reads. */
 export interface CoreOptions {
   /** Default model for top-level runs (the CLI's --model). */
@@ -50,6 +60,8 @@ export class RuntimeCore {
     readonly approvals: ApprovalBroker,
     readonly audit: AuditLog | undefined,
     readonly transcriptsDir: string,
+    /** cadre's own records (absolute, real and as written): out of every file capability's reach. */
+    readonly records: readonly string[],
     readonly options: CoreOptions,
     readonly cassette: string | undefined,
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
@@ -114,30 +126,54 @@ export class RuntimeCore {
   }
 
   /** Starts a new run's transcript, or reopens a resumed run's; `ready` says when it is open. */
-  startTranscript(agentId: string, resumed: boolean): TranscriptWriter {
-    return startTranscript(this.transcriptsDir, agentId, { fresh: !resumed });
+  startTranscript(
+    agentId: string,
+    resumed: boolean,
+    header: { agentType: string; tree: string; parentId?: string },
+  ): TranscriptWriter {
+    return startTranscript(this.transcriptsDir, agentId, { fresh: !resumed, header });
   }
 
-  /** The conversation of a finished run, for resume. Refuses unknown and running runs. */
-  async resumable(agentId: string): Promise<{ messages: ConversationMessage[] }> {
+  /**
+   * The conversation of a finished run, for resume, and the tree it belongs to. Refuses unknown and
+   * running runs, a run of another agent type, and, for a subagent's resume (`tree` given), a run
+   * its own tree did not start: one tree never loads what another saw.
+   */
+  async resumable(
+    agentId: string,
+    scope: { agentType: string; tree?: string },
+  ): Promise<{ messages: ConversationMessage[]; tree?: string }> {
     if (this.running.has(agentId))
       throw new CadreError(
         'invalid_input',
         `run ${agentId} is still going; it cannot be resumed until it ends`,
       );
-    if (!/^[A-Za-z0-9_.-]+$/.test(agentId))
-      throw new CadreError('invalid_input', `"${agentId}" is not an agent id`);
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(agentId) || agentId.includes('..'))
+      throw new CadreError('invalid_input', `"${agentId.slice(0, 80)}" is not an agent id`);
     const file = path.join(this.transcriptsDir, `${agentId}.jsonl`);
-    const transcript = await readTranscript(file).catch(() => undefined);
-    if (!transcript)
-      throw new CadreError('not_found', `no transcript for agent id "${agentId}" in ${this.transcriptsDir}`);
-    return { messages: transcript.messages };
+    const transcript = await readTranscript(file, { events: false }).catch(() => undefined);
+    const tree = typeof transcript?.header?.['tree'] === 'string' ? transcript.header['tree'] : undefined;
+    if (!transcript || (scope.tree !== undefined && tree !== scope.tree)) {
+      // One answer for "no such run" and "another tree's run": a model learns nothing of other trees.
+      const where =
+        scope.tree !== undefined
+          ? 'in this agent tree; a subagent can resume only runs its own tree started (a person can resume any run with `cadre run <agent> <prompt> --resume ID`)'
+          : `in ${this.transcriptsDir}`;
+      throw new CadreError('not_found', `no finished run "${agentId}" ${where}`);
+    }
+    const recorded = recordedType(transcript.header, agentId);
+    if (recorded !== scope.agentType)
+      throw new CadreError(
+        'invalid_input',
+        `run ${agentId} is a${/^[aeiou]/.test(recorded) ? 'n' : ''} "${recorded}" run; it can be resumed only as "${recorded}", not "${scope.agentType}"`,
+      );
+    return { messages: transcript.messages, ...(tree !== undefined ? { tree } : {}) };
   }
 
   /** The capability handlers of one run. */
   handlersFor(
     node: RunNode,
-    ctx: { signal: AbortSignal; pauseClock: () => () => void },
+    ctx: { signal: AbortSignal; pauseClock: () => () => void; notice?: (message: string) => void },
   ): Partial<Capabilities> {
     return {
       ...effectHandlers({
@@ -148,11 +184,14 @@ export class RuntimeCore {
         homeDir: this.home,
         mode: node.grant.mode,
         rules: this.rules,
+        records: this.records,
+        protect: this.config.sandbox.protect,
         sandbox: this.config.sandbox.mode,
         approvals: this.approvals,
         audit: this.audit,
         signal: ctx.signal,
         pauseClock: ctx.pauseClock,
+        ...(ctx.notice ? { notice: ctx.notice } : {}),
       }),
       ...delegationHandlers(this, node),
     };

@@ -99,6 +99,14 @@ export const ConfigFile = z.strictObject({
   isolation: IsolationMode.optional(),
   memoryLimitMb: count.max(1_048_576).optional(),
   transcriptsDir: nonEmpty.optional(),
+  /** cadre's user data directory; each project's records go under `<dataDir>/projects/<slug>/`. */
+  dataDir: nonEmpty.optional(),
+  /** Tool calls one model message may make; the rest are answered "limit reached, do not retry". */
+  maxToolCallsPerMessage: count.max(1000).optional(),
+  /** Subagents (Task and agent tools) one model message may launch. */
+  maxTasksPerMessage: count.max(1000).optional(),
+  /** Subagents one agent tree may launch in all (every message, every depth, background runs). */
+  maxSubagents: count.max(100_000).optional(),
 });
 /** One config file as written. */
 export type ConfigFile = z.infer<typeof ConfigFile>;

@@ -118,14 +118,10 @@ export function startTranscript(
         size = (await handle.stat()).size;
       }
       // The header opens the segment, ahead of whatever was appended while the file was opening.
-      const header = {
-        ...options.header,
-        type: 'header',
-        version: TRANSCRIPT_VERSION,
-        agentId,
-        at: startedAt,
-        resumed: size > 0,
-      };
+      // Its own fields come first and win: a file that begins `{"type":"header","version":` is a
+      // transcript wherever it is copied (fs/sniff.ts keeps it from the file tools).
+      const own = { type: 'header', version: TRANSCRIPT_VERSION, agentId, at: startedAt, resumed: size > 0 };
+      const header = { ...own, ...options.header, ...own };
       queue.unshift(serialize(header, clock));
       if (size > 0 && !(await endsWithNewline(handle, size))) queue.unshift('\n');
     } catch (error) {

@@ -7,6 +7,7 @@ import { registerTranscripts } from '../../../src/host/cli/commands/transcripts.
 import { type CliContext, UsageError } from '../../../src/host/cli/context.js';
 import { parseDuration } from '../../../src/host/transcripts/duration.js';
 import { pruneTranscripts } from '../../../src/host/transcripts/prune.js';
+import { recordsLocation } from '../../../src/host/records/location.js';
 
 const DAY = 86_400_000;
 let root: string;
@@ -99,15 +100,25 @@ describe('cadre transcripts prune', () => {
     }
   }
 
-  it('prunes <project>/.cadre/transcripts', async () => {
+  it("moves <project>/.cadre/transcripts to the project's records directory, then prunes there", async () => {
     const project = path.join(root, 'project');
     await files(path.join(project, '.cadre', 'transcripts'), { 'a.jsonl': 31, 'b.jsonl': 2 });
+    const records = recordsLocation({
+      cwd: await realpath(project),
+      home: path.join(root, 'home'),
+      config: {},
+    });
     const run = await cadre(['--cwd', project, 'transcripts', 'prune', '--older-than', '30d']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`removed ${path.join(project, '.cadre', 'transcripts', 'a.jsonl')}`);
+    expect(run.stderr).toContain(`moved 2 transcripts from ${path.join(project, '.cadre', 'transcripts')}`);
+    expect(run.stdout).toContain(`removed ${path.join(records.transcriptsDir, 'a.jsonl')}`);
     expect(run.stdout).toContain('removed 1 transcript older than 30d');
     expect(run.stdout).toContain('kept 1');
-    expect(await readdir(path.join(project, '.cadre', 'transcripts'))).toEqual(['b.jsonl']);
+    // Moving kept each file's age: the recent one stays, the old one went.
+    expect(await readdir(records.transcriptsDir)).toEqual(['b.jsonl']);
+    await expect(readdir(path.join(project, '.cadre', 'transcripts'))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 
   it('honours transcriptsDir from the project config', async () => {
