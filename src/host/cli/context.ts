@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { terminalCleaner, type TerminalCleaner } from '../terminal-text.js';
 
 /** Output sinks, so tests and other front ends can capture what a command prints. */
 export interface CliIO {
@@ -33,6 +34,10 @@ export interface GlobalOptions {
   home: string;
   /** The raw `--agents` value: inline JSON or a file path. */
   agents?: string;
+  /** `--raw`: print model- and file-controlled text unchanged. */
+  raw: boolean;
+  /** How such text is printed: made inert (terminal-text.ts), or as it is with `--raw`. */
+  clean: TerminalCleaner;
 }
 
 /** A mistake in how the command was called: printed without a stack, exit status 2. */
@@ -61,7 +66,7 @@ export function processContext(): CliContext {
 
 /** Resolves the global flags of `command`; a `--cwd` that is not a directory is a usage error. */
 export async function globalOptions(command: Command, ctx: CliContext): Promise<GlobalOptions> {
-  const opts = command.optsWithGlobals<{ cwd?: string; agents?: string }>();
+  const opts = command.optsWithGlobals<{ cwd?: string; agents?: string; raw?: boolean }>();
   const cwd = path.resolve(ctx.processCwd, opts.cwd ?? '.');
   const isDir = await stat(cwd).then(
     (s) => s.isDirectory(),
@@ -69,7 +74,8 @@ export async function globalOptions(command: Command, ctx: CliContext): Promise<
   );
   if (!isDir) throw new UsageError(`--cwd: "${opts.cwd ?? cwd}" is not a directory`);
   const home = ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? path.resolve(ctx.env.HOME) : os.homedir();
-  const out: GlobalOptions = { cwd, home };
+  const raw = opts.raw === true;
+  const out: GlobalOptions = { cwd, home, raw, clean: terminalCleaner(raw) };
   // A file given to --agents is relative to where the command was typed, like any path argument.
   if (opts.agents !== undefined) {
     out.agents = opts.agents.trimStart().startsWith('{')

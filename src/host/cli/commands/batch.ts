@@ -9,7 +9,7 @@ import { BatchTally, progressReporter } from '../../batch/progress.js';
 import { finishedIds, ResultsWriter, resultsSince } from '../../batch/results-file.js';
 import { parseTaskFile } from '../../batch/task-file.js';
 import { exitWithSupervisor, SINCE_ENV, superviseBatch, SUPERVISED_ENV } from '../batch-supervisor.js';
-import { UsageError, type CliContext } from '../context.js';
+import { globalOptions, UsageError, type CliContext } from '../context.js';
 import { addRunFlags, permissionMode, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
 
 interface BatchFlags extends RunFlags {
@@ -84,6 +84,7 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
       const since = supervised ? Number(ctx.env[SINCE_ENV] ?? NaN) : NaN;
       const restarted = Number.isInteger(since) && since >= 0;
       const resumed = new Map((restarted ? await resultsSince(outPath, since) : []).map((r) => [r.id, r]));
+      const globals = await globalOptions(command, ctx);
       const runtime = await runtimeFromFlags(command, ctx, {
         ...flags,
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
@@ -92,7 +93,7 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
       // A restarted batch said this already.
       if (!restarted)
         for (const issue of parsed.issues)
-          ctx.io.stderr(`${file}:${issue.line}: skipped: ${issue.message}\n`);
+          ctx.io.stderr(`${file}:${issue.line}: skipped: ${globals.clean.line(issue.message)}\n`);
       const finished = await finishedIds(outPath);
       const todo = parsed.tasks.filter((t) => {
         if (resumed.has(t.id)) return false;

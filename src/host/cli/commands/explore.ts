@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { TaskOutput } from '../../../shared/task.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../context.js';
+import { globalOptions, UsageError } from '../context.js';
 import { progressPrinter } from './progress.js';
 import { addRunFlags, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
 
@@ -28,6 +28,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
       }
       const timeout = positive('--timeout', flags.timeout);
       const maxTurns = positive('--max-turns', flags.maxTurns, true);
+      const { clean } = await globalOptions(command, ctx);
       const runtime = await runtimeFromFlags(command, ctx, flags);
       const level = flags.thoroughness.replace('-', ' ');
       // Ctrl-C cancels every agent (each recorded as cancelled) and exits 130.
@@ -50,8 +51,10 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
               },
               {
                 // Progress lines name the question each agent works on.
-                onEvent: progressPrinter(ctx.io, (e) =>
-                  e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId,
+                onEvent: progressPrinter(
+                  ctx.io,
+                  (e) => (e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId),
+                  clean,
                 ),
               },
             ),
@@ -68,9 +71,11 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
           );
         } else {
           outputs.forEach((o, i) => {
-            ctx.io.stdout(`${i > 0 ? '\n' : ''}## ${list[i]}\n\n${o.result.trim()}\n`);
+            ctx.io.stdout(
+              `${i > 0 ? '\n' : ''}## ${clean.line(list[i] ?? '')}\n\n${clean.block(o.result.trim())}\n`,
+            );
             if (o.status !== 'completed')
-              ctx.io.stdout(`\n(${o.status}${o.error ? `: ${o.error.message}` : ''})\n`);
+              ctx.io.stdout(`\n(${o.status}${o.error ? `: ${clean.line(o.error.message)}` : ''})\n`);
           });
         }
         ctx.exitCode = interrupted ? 130 : outputs.every((o) => o.status === 'completed') ? 0 : 1;

@@ -1,5 +1,7 @@
 // Progress lines on stderr while agents run: which agent started, each tool call, how each ended.
+// Everything in them that a model, a tool or an agent file wrote goes through the terminal cleaner.
 import type { AgentEvent } from '../../../shared/events.js';
+import { terminalCleaner, type TerminalCleaner } from '../../terminal-text.js';
 import type { CliIO } from '../context.js';
 
 function brief(input: unknown): string {
@@ -12,28 +14,30 @@ function brief(input: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-/** Returns an event listener that prints progress to `io.stderr`. */
+/** Returns an event listener that prints progress to `io.stderr`, cleaned by `clean`. */
 export function progressPrinter(
   io: CliIO,
   label?: (event: AgentEvent) => string,
+  clean: TerminalCleaner = terminalCleaner(false),
 ): (event: AgentEvent) => void {
+  const c = clean.line;
   return (event) => {
-    const who = label?.(event) ?? event.agentId;
+    const who = c(label?.(event) ?? event.agentId);
     const indent = '  '.repeat(event.depth);
     switch (event.type) {
       case 'agent-start':
-        io.stderr(`${indent}▶ ${who} (${event.agentType}, model ${event.model})\n`);
+        io.stderr(`${indent}▶ ${who} (${c(event.agentType)}, model ${c(event.model)})\n`);
         break;
       case 'tool-call':
-        io.stderr(`${indent}  · ${event.name} ${brief(event.input)}\n`);
+        io.stderr(`${indent}  · ${c(event.name)} ${c(brief(event.input))}\n`);
         break;
       case 'notice':
-        io.stderr(`${indent}  ! ${event.message}\n`);
+        io.stderr(`${indent}  ! ${c(event.message)}\n`);
         break;
       case 'agent-end': {
         const o = event.output;
         io.stderr(
-          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${o.error ? ` — ${o.error.message}` : ''}\n`,
+          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${o.error ? ` — ${c(o.error.message)}` : ''}\n`,
         );
         break;
       }

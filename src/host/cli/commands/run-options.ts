@@ -79,7 +79,9 @@ export async function runtimeFromFlags(command: Command, ctx: CliContext, flags:
     // Only for cadre's own tests: lets a `fault:<kind>` prompt make its worker fail on purpose.
     ...(ctx.env.CADRE_FAULT_INJECTION === '1' ? { allowFaultInjection: true } : {}),
   });
-  // A broken agent file never stops the others; say what was skipped.
-  for (const issue of runtime.registry.errors) ctx.io.stderr(`cadre: warning: ${formatIssue(issue)}\n`);
+  // A broken agent file never stops the others; say what was skipped (its text made inert).
+  for (const issue of runtime.registry.errors)
+    ctx.io.stderr(`cadre: warning: ${global.clean.line(formatIssue(issue))}\n`);
+  for (const notice of runtime.notices) ctx.io.stderr(`cadre: ${notice}\n`);
   return runtime;
 }

@@ -2,7 +2,7 @@
 // TaskOutput object. Progress goes to stderr. Exit 0 only when the run completed.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../context.js';
+import { globalOptions, UsageError } from '../context.js';
 import { progressPrinter } from './progress.js';
 import { addRunFlags, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
 
@@ -17,43 +17,51 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
   )
     .option('--record <file>', 'record every model exchange to a cassette file')
     .option('--replay <file>', 'replay a recorded cassette instead of calling a model')
-    .action(async (agent: string, words: string[], flags: RunFlags, command: Command) => {
-      const prompt = words.join(' ').trim();
-      if (!prompt) throw new UsageError('run: the prompt is empty');
-      const timeout = positive('--timeout', flags.timeout);
-      const maxTurns = positive('--max-turns', flags.maxTurns, true);
-      const runtime = await runtimeFromFlags(command, ctx, flags);
-      // Ctrl-C cancels the run (recorded as cancelled) and exits 130, as a shell expects.
-      let interrupted = false;
-      let stop: () => void = () => undefined;
-      const onSigint = () => {
-        interrupted = true;
-        stop();
-      };
-      process.once('SIGINT', onSigint);
-      try {
-        const handle = await runtime.task(
-          {
-            subagent_type: agent,
-            prompt,
-            ...(timeout ? { timeout } : {}),
-            ...(maxTurns ? { max_turns: maxTurns } : {}),
-          },
-          { onEvent: progressPrinter(ctx.io) },
-        );
-        stop = handle.stop;
-        if (interrupted) stop();
-        const output = await handle.result;
-        if (flags.json) ctx.io.stdout(`${JSON.stringify(output, null, 2)}\n`);
-        else {
-          ctx.io.stdout(output.result.endsWith('\n') ? output.result : `${output.result}\n`);
-          if (output.status !== 'completed')
-            ctx.io.stderr(`cadre: run ${output.status}${output.error ? `: ${output.error.message}` : ''}\n`);
+    .option('--resume <id>', 'continue a finished run of this agent type (its agentId) with the prompt')
+    .action(
+      async (agent: string, words: string[], flags: RunFlags & { resume?: string }, command: Command) => {
+        const prompt = words.join(' ').trim();
+        if (!prompt) throw new UsageError('run: the prompt is empty');
+        const timeout = positive('--timeout', flags.timeout);
+        const maxTurns = positive('--max-turns', flags.maxTurns, true);
+        const { clean } = await globalOptions(command, ctx);
+        const runtime = await runtimeFromFlags(command, ctx, flags);
+        // Ctrl-C cancels the run (recorded as cancelled) and exits 130, as a shell expects.
+        let interrupted = false;
+        let stop: () => void = () => undefined;
+        const onSigint = () => {
+          interrupted = true;
+          stop();
+        };
+        process.once('SIGINT', onSigint);
+        try {
+          const handle = await runtime.task(
+            {
+              subagent_type: agent,
+              prompt,
+              ...(timeout ? { timeout } : {}),
+              ...(maxTurns ? { max_turns: maxTurns } : {}),
+              ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
+            },
+            { onEvent: progressPrinter(ctx.io, undefined, clean) },
+          );
+          stop = handle.stop;
+          if (interrupted) stop();
+          const output = await handle.result;
+          if (flags.json) ctx.io.stdout(`${JSON.stringify(output, null, 2)}\n`);
+          else {
+            const text = clean.block(output.result);
+            ctx.io.stdout(text.endsWith('\n') ? text : `${text}\n`);
+            if (output.status !== 'completed')
+              ctx.io.stderr(
+                `cadre: run ${output.status}${output.error ? `: ${clean.line(output.error.message)}` : ''}\n`,
+              );
+          }
+          ctx.exitCode = interrupted ? 130 : output.status === 'completed' ? 0 : 1;
+        } finally {
+          process.off('SIGINT', onSigint);
+          await runtime.close();
         }
-        ctx.exitCode = interrupted ? 130 : output.status === 'completed' ? 0 : 1;
-      } finally {
-        process.off('SIGINT', onSigint);
-        await runtime.close();
-      }
-    });
+      },
+    );
 }
