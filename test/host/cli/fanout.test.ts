@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { textReply, toolUseReply, type RequestBlock } from '../../support/fake-anthropic.js';
+import { toolUseReply, type RequestBlock } from '../../support/fake-anthropic.js';
 import { runCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
 import { resultText, startScripted, type ScriptedServer } from './scripted-server.js';
