@@ -1,14 +1,11 @@
 // The file and command capabilities of one run: parse the worker's request, resolve every path
 // (realpath), ask the one policy function, wait for approval when it says `ask`, audit, and only
-// then perform the effect.
-import path from 'node:path';
-import type { Capabilities, CapabilityName } from '../../shared/capabilities.js';
-import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
-import type { PermissionMode } from '../../shared/task.js';
-import { formatZodError } from '../../shared/zod-format.js';
-import type { ApprovalBroker } from '../approvals/broker.js';
-import type { AuditLog } from './audit.js';
+// then perform the effect (effect-context.ts holds that one path; file-facts.ts what a path alone
+// does not tell).
+import type { Capabilities } from '../../shared/capabilities.js';
+import { audited, authorize, judgeContext, parseRequest, type EffectContext } from './effect-context.js';
 import { runCommand } from './exec.js';
+import { judgeContent, noticeSecrets, writeFacts } from './file-facts.js';
 import { glob } from './fs/glob.js';
 import { list } from './fs/list.js';
 import { globRead } from './fs/glob-read.js';
@@ -16,177 +13,12 @@ import type { JudgeContext } from './fs/judge-read-sync.js';
 import { judgeReadMany } from './fs/read-many.js';
 import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
-import { codeKeysChanged } from './fs/manifest.js';
-import { sniffContent } from './fs/sniff.js';
 import { writeAtomic } from './fs/write.js';
 import { resolvePath, type ResolvedPath } from './paths.js';
-import { decide } from './policy.js';
-import type { PolicyInput, PolicyRules } from './policy/types.js';
-import { CapabilityRequests } from './requests.js';
 
-/** Who is calling and under which rules. */
-export interface EffectContext {
-  agentId: string;
-  agentType: string;
-  projectDir: string;
-  extraRoots: string[];
-  homeDir: string;
-  mode: PermissionMode;
-  rules: PolicyRules;
-  /** cadre's own records (absolute, real): no file capability touches them, no walk lists them. */
-  records: readonly string[];
-  /** Protected paths added by config (`sandbox.protect`), on top of the built-in list. */
-  protect: readonly string[];
-  sandbox: 'auto' | 'required' | 'off';
-  approvals: ApprovalBroker;
-  audit: AuditLog | undefined;
-  /** Aborts when the run ends: in-flight commands are killed. */
-  signal: AbortSignal;
-  /** Stops the run's clock while a person answers an approval. */
-  pauseClock: () => () => void;
-  /** Tells the person something about the run (a `notice` event): which rule would allow a refused secret. */
-  notice?: (message: string) => void;
-}
+export { parseRequest, type EffectContext } from './effect-context.js';
 
-type Handler<K extends CapabilityName> = Capabilities[K];
-
-/** Parses a request or throws `invalid_input` naming the field. */
-export function parseRequest<K extends keyof typeof CapabilityRequests>(
-  name: K,
-  raw: unknown,
-): ReturnType<(typeof CapabilityRequests)[K]['parse']> {
-  const parsed = CapabilityRequests[name].safeParse(raw);
-  if (!parsed.success) throw new CadreError('invalid_input', formatZodError(parsed.error, name).join('; '));
-  return parsed.data as ReturnType<(typeof CapabilityRequests)[K]['parse']>;
-}
-
-/** Runs the policy (and the approval queue) for one call; throws when denied. */
-async function authorize(
-  ctx: EffectContext,
-  input: Omit<
-    PolicyInput,
-    'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules' | 'records' | 'protect'
-  >,
-  summary: string,
-): Promise<string> {
-  const verdict = decide({ ...input, ...judgeContext(ctx) });
-  if (verdict.decision === 'allow') return verdict.reason;
-  if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
-  const resume = ctx.pauseClock();
-  try {
-    const answer = await ctx.approvals.request({
-      agentId: ctx.agentId,
-      agentType: ctx.agentType,
-      capability: input.capability,
-      summary,
-      reason: verdict.reason,
-      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-      signal: ctx.signal,
-    });
-    if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
-    return answer.reason;
-  } finally {
-    resume();
-  }
-}
-
-/** The run's places and rules, as every file decision takes them (also on the I/O threads). */
-function judgeContext(ctx: EffectContext): JudgeContext {
-  return {
-    projectDir: ctx.projectDir,
-    extraRoots: ctx.extraRoots,
-    homeDir: ctx.homeDir,
-    mode: ctx.mode,
-    rules: ctx.rules,
-    records: ctx.records,
-    protect: ctx.protect,
-  };
-}
-
-/** Codes that mean the policy or a person refused the call (audited as `deny`). */
-const REFUSALS: ReadonlySet<string> = new Set([
-  'permission_denied',
-  'approval_denied',
-  'path_outside_project',
-  'sensitive_path',
-  'forbidden_operation',
-]);
-
-/** Wraps an effect with timing and the audit log; every result is an envelope. */
-function audited<T>(
-  ctx: EffectContext,
-  capability: string,
-  summary: string,
-  work: () => Promise<{ value: T; reason: string }>,
-): Promise<Envelope<T>> {
-  const started = performance.now();
-  const record = (entry: { decision: 'allow' | 'deny'; reason: string; ok: boolean; errorCode?: string }) =>
-    ctx.audit?.record({
-      at: Date.now(),
-      agentId: ctx.agentId,
-      agentType: ctx.agentType,
-      capability,
-      args: summary,
-      durationMs: performance.now() - started,
-      ...entry,
-    });
-  return work().then(
-    ({ value, reason }) => {
-      record({ decision: 'allow', reason, ok: true });
-      return ok(value);
-    },
-    (error: unknown) => {
-      const envelope = fail(error);
-      if (!envelope.ok) {
-        const { code, message } = envelope.error;
-        // The model reads the refusal in its tool result; the person reads it here.
-        if (code === 'sensitive_path') ctx.notice?.(`${capability} refused: ${message}`);
-        record({
-          decision: REFUSALS.has(code) ? 'deny' : 'allow',
-          reason: message,
-          ok: false,
-          errorCode: code,
-        });
-      }
-      return envelope;
-    },
-  );
-}
-
-/**
- * The second look at a file being read, at what it begins with: a private key under any name, or
- * one of cadre's records copied elsewhere, goes back to the policy, which may refuse it.
- */
-function judgeContent(ctx: EffectContext, target: ResolvedPath, head: Uint8Array): void {
-  const content = sniffContent(head);
-  if (content === undefined) return;
-  const verdict = decide({ capability: 'fs.read', path: target, content, ...judgeContext(ctx) });
-  if (verdict.decision !== 'allow') throw new CadreError(verdict.code ?? 'sensitive_path', verdict.reason);
-}
-
-/**
- * For a write to a `package.json`: the keys that make npm or a git hook run code (`scripts`, ...)
- * whose value the write changes. Undefined when that cannot be told (the policy then asks).
- */
-async function manifestChange(target: ResolvedPath, content: string): Promise<string[] | undefined> {
-  if (path.basename(target.absolute).toLowerCase() !== 'package.json') return undefined;
-  let before: string | undefined;
-  if (target.exists) {
-    const read = await readText(target.real).catch(() => undefined);
-    if (read === undefined) return undefined;
-    before = read.content;
-  }
-  return codeKeysChanged(before, content);
-}
-
-/** One notice for the secrets a batch read left out: how many, and the first one's way in. */
-function noticeSecrets(ctx: EffectContext, skipped: readonly { path: string; reason: string }[]): void {
-  const secrets = skipped.filter((s) => s.reason.includes('is a sensitive file'));
-  const first = secrets[0];
-  if (first === undefined) return;
-  const more = secrets.length > 1 ? ` (and ${secrets.length - 1} more)` : '';
-  ctx.notice?.(`a search left out a sensitive file${more}: ${first.reason}`);
-}
+type Handler<K extends keyof Capabilities> = Capabilities[K];
 
 /** Builds the fs.* and exec.run handlers of one run. */
 export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
@@ -294,10 +126,9 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
     return audited(ctx, 'fs.write', summary, async () => {
       const req = parseRequest('fs.write', raw);
       const target = await resolve(req.path);
-      const codeKeysChanged = await manifestChange(target, req.content);
       const reason = await authorize(
         ctx,
-        { capability: 'fs.write', path: target, ...(codeKeysChanged ? { codeKeysChanged } : {}) },
+        { capability: 'fs.write', path: target, ...(await writeFacts(target, req.content)) },
         `write ${req.path} (${req.content.length} chars)`,
       );
       const value = await writeAtomic(

@@ -178,3 +178,20 @@ describe('package.json', () => {
     ).toBe('ask');
   });
 });
+
+describe('commands and the records', () => {
+  const exec = (command: string, mode: PermissionMode = 'bypassPermissions') =>
+    decide({ capability: 'exec.run', command, projectDir: P, homeDir: '/home/u', mode, records: RECORDS });
+
+  it('refuses a redirection into the records in every mode', () => {
+    const v = exec('echo forged >> /home/u/.cadre/projects/x/audit.jsonl');
+    expect(v.decision).toBe('deny');
+    expect(v.reason).toMatch(/cadre's own records/);
+  });
+
+  it('asks, even in bypassPermissions, for a command that names a record', () => {
+    const v = exec("sed -i '2d' /home/u/.cadre/projects/x/audit.jsonl");
+    expect(v.decision).toBe('ask');
+    expect(v.reason).toMatch(/cadre's own records/);
+  });
+});

@@ -90,13 +90,15 @@ export function decidePath(
   const write = capability === 'fs.write';
   const abs = normalizeRoot(rp.absolute);
   const real = normalizeRoot(rp.real);
-  if (rootOf(abs, ctx) === undefined || rootOf(real, ctx) === undefined) {
-    return { decision: 'deny', code: 'path_outside_project', reason: outsideReason(rp, abs, real, ctx) };
-  }
   const forms = abs === real ? [abs] : [abs, real];
+  // Before the jail: a shell redirection may write outside the project in bypassPermissions mode,
+  // never into cadre's records.
   const record = recordHolding(forms, ctx.records);
   if (record !== undefined || facts.content === 'cadre-record')
     return { decision: 'deny', code: 'forbidden_operation', reason: recordReason(rp.requested, record) };
+  if (rootOf(abs, ctx) === undefined || rootOf(real, ctx) === undefined) {
+    return { decision: 'deny', code: 'path_outside_project', reason: outsideReason(rp, abs, real, ctx) };
+  }
   const tools = pathToolsFor(capability);
   const allowRules = applicable(ctx.rules.allow, tools);
   // An allow needs every form covered (a symlink cannot borrow the allowance of its location).
@@ -238,7 +240,7 @@ export function decideRedirectTarget(
   return verdict;
 }
 
-/** The verdict on a file a shell command names as an argument: only secrets matter here. */
+/** The verdict on a file a shell command names as an argument: only secrets and cadre's records matter here. */
 export function decideMentionedPath(
   word: string,
   ctx: PathDecideContext & { homeDir?: string },
@@ -250,6 +252,11 @@ export function decideMentionedPath(
   } else {
     abs = path.posix.resolve(ctx.projectDir, word);
   }
+  if (recordHolding([abs], ctx.records) !== undefined)
+    return {
+      decision: 'ask',
+      reason: `it names ${word}, one of cadre's own records (transcripts, the audit log)`,
+    };
   const hit = findSensitive(abs);
   if (!hit) return undefined;
   const allow = ctx.rules.allow.find(
