@@ -2,7 +2,7 @@
 // cannot read, grep, glob or list an earlier run's transcripts, the audit log or a cassette; a
 // subagent cannot resume a run of another tree, a person can (of the same agent type); and a
 // command that edits the audit log makes `cadre audit verify` fail at the line it touched.
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
@@ -208,6 +208,61 @@ describe('the audit log is tamper-evident', () => {
     } else {
       // The sandbox kept the command from the log: it is intact.
       expect(verify.code).toBe(0);
+    }
+  });
+});
+
+describe('records kept inside the project by an earlier cadre', () => {
+  it('are moved out on first use, and a moved run still resumes', async () => {
+    const old = await tempProject({ 'src/a.ts': 'export const a = 1;\n' });
+    try {
+      const legacy = path.join(old.dir, '.cadre', 'transcripts');
+      await mkdir(legacy, { recursive: true });
+      const id = 'explore-0badc0de';
+      const lines = [
+        { type: 'header', version: 1, agentId: id, at: 1, resumed: false },
+        {
+          type: 'message-append',
+          agentId: id,
+          depth: 0,
+          at: 2,
+          message: { role: 'user', content: 'the old question' },
+        },
+        {
+          type: 'message-append',
+          agentId: id,
+          depth: 0,
+          at: 3,
+          message: { role: 'assistant', content: [{ type: 'text', text: 'the old answer' }] },
+        },
+        { type: 'status', at: 4, status: 'completed', output: null },
+      ];
+      await writeFile(
+        path.join(legacy, `${id}.jsonl`),
+        lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+      );
+      await writeFile(path.join(old.dir, '.cadre', 'audit.jsonl'), '{"at":1,"capability":"fs.read"}\n');
+      s.scripts.set('legacy', [() => textReply('carried on')]);
+      const r = await runCli(
+        ['run', 'explore', '[[legacy]] go on', '--resume', id, '--cwd', old.dir],
+        s.env,
+        old.dir,
+      );
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(
+        /cadre: moved 1 transcript from .*\.cadre\/transcripts to .*\.cadre\/projects\//,
+      );
+      expect(r.stderr).toMatch(/moved the audit log .*audit\.jsonl \(written before it was hash-chained\)/);
+      expect(r.stdout.trim()).toBe('carried on');
+      expect(s.bodies('legacy')[0]).toContain('the old answer');
+      await expect(stat(legacy)).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(stat(path.join(old.dir, '.cadre', 'audit.jsonl'))).rejects.toMatchObject({
+        code: 'ENOENT',
+      });
+      const verify = await runCli(['audit', 'verify', '--cwd', old.dir], s.env, old.dir);
+      expect(verify.code).toBe(0);
+    } finally {
+      await old.cleanup();
     }
   });
 });
