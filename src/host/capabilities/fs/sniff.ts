@@ -33,12 +33,16 @@ export function sniffContent(head: Uint8Array): FileContentKind | undefined {
   if (first === 0x50 /* P */) {
     return latin1(head, start, 32).startsWith('PuTTY-User-Key-File-') ? 'private-key' : undefined;
   }
-  if (first === 0x7b /* { */ && start === 0) {
+  // `{"` then one of the records' first keys (`type`, `prev`, `v`): only then is a string made.
+  if (first === 0x7b /* { */ && start === 0 && head[1] === 0x22 && RECORD_KEY_STARTS.includes(head[2] ?? 0)) {
     const text = latin1(head, 0, 256);
     return RECORD_STARTS.some((re) => re.test(text)) ? 'cadre-record' : undefined;
   }
   return undefined;
 }
+
+/** The first letters of the records' first keys: `type`, `prev`, `v`. */
+const RECORD_KEY_STARTS: readonly number[] = [0x74, 0x70, 0x76];
 
 function isSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
@@ -46,9 +50,5 @@ function isSpace(byte: number): boolean {
 
 function latin1(bytes: Uint8Array, start: number, max: number): string {
   const end = Math.min(bytes.length, start + max);
-  let out = '';
-  // Chunks keep String.fromCharCode's argument list short.
-  for (let i = start; i < end; i += 4096)
-    out += String.fromCharCode(...bytes.subarray(i, Math.min(end, i + 4096)));
-  return out;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
 }
