@@ -29,7 +29,9 @@ export function judgeContent(ctx: EffectContext, target: ResolvedPath, head: Uin
  * whose value the write changes. Undefined when that cannot be told (the policy then asks).
  */
 async function manifestChange(target: ResolvedPath, content: string): Promise<string[] | undefined> {
-  if (path.basename(target.absolute).toLowerCase() !== 'package.json') return undefined;
+  // Through a symlink too: the policy judges the path as written and where it leads.
+  const named = (p: string) => path.basename(p).toLowerCase() === 'package.json';
+  if (!named(target.absolute) && !named(target.real)) return undefined;
   let before: string | undefined;
   if (target.exists) {
     const read = await readText(target.real).catch(() => undefined);

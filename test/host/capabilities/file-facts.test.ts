@@ -1,6 +1,6 @@
 // What the capability layer finds out about a write beyond its path, on real files, and what the
 // policy then decides.
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'run.cassette.jsonl'), '{"v":1,"request":{"model":"m","system":""}}\n');
   await writeFile(path.join(dir, 'package.json'), '{"name":"a","scripts":{"test":"vitest"}}\n');
   await writeFile(path.join(dir, 'notes.txt'), 'plain\n');
+  await symlink('package.json', path.join(dir, 'pkg.json'));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -46,6 +47,11 @@ describe('writeFacts', () => {
     );
     expect((await judgeWrite('sub/package.json', '{"scripts":{"postinstall":"x"}}')).decision).toBe('ask');
     expect((await judgeWrite('sub/package.json', '{"name":"c"}')).decision).toBe('allow');
+  });
+
+  it('judges a package.json written through a symlink by what it changes', async () => {
+    expect((await judgeWrite('pkg.json', '{"name":"a","scripts":{"test":"evil"}}')).decision).toBe('ask');
+    expect((await judgeWrite('pkg.json', '{"name":"z","scripts":{"test":"vitest"}}')).decision).toBe('allow');
   });
 
   it('leaves ordinary files to the mode', async () => {

@@ -37,3 +37,10 @@ describe('sniffContent', () => {
     expect(sniffContent(bytes(text))).toBe('cadre-record');
   });
 });
+
+describe('sniffContent on copies edited to hide', () => {
+  it('still recognises a record after leading whitespace or a byte-order mark', () => {
+    expect(sniffContent(bytes(' \n{"type":"header","version":1,"agentId":"a"}\n'))).toBe('cadre-record');
+    expect(sniffContent(bytes('\ufeff{"prev":"' + '0'.repeat(64) + '","at":1}\n'))).toBe('cadre-record');
+  });
+});

@@ -34,8 +34,12 @@ export function sniffContent(head: Uint8Array): FileContentKind | undefined {
     return latin1(head, start, 32).startsWith('PuTTY-User-Key-File-') ? 'private-key' : undefined;
   }
   // `{"` then one of the records' first keys (`type`, `prev`, `v`): only then is a string made.
-  if (first === 0x7b /* { */ && start === 0 && head[1] === 0x22 && RECORD_KEY_STARTS.includes(head[2] ?? 0)) {
-    const text = latin1(head, 0, 256);
+  if (
+    first === 0x7b /* { */ &&
+    head[start + 1] === 0x22 &&
+    RECORD_KEY_STARTS.includes(head[start + 2] ?? 0)
+  ) {
+    const text = latin1(head, start, 256);
     return RECORD_STARTS.some((re) => re.test(text)) ? 'cadre-record' : undefined;
   }
   return undefined;
