@@ -186,8 +186,19 @@ describe('the audit log is tamper-evident', () => {
   it('a command that edits the audit log makes cadre audit verify fail at that line', async () => {
     const records = path.dirname(path.dirname(first.transcriptPath));
     const audit = path.join(records, 'audit.jsonl');
+    // The first names the log (the shell policy asks, and this run cannot answer); the second finds
+    // it only when it runs. `$((6*7))-done` prints 42-done only if the command really ran.
     s.scripts.set('cover', [
-      () => toolUseReply([{ name: 'Bash', input: { command: `sed -i '2d' '${audit}' && echo edited` } }]),
+      () => toolUseReply([{ name: 'Bash', input: { command: `sed -i '2d' '${audit}'` } }]),
+      () =>
+        toolUseReply([
+          {
+            name: 'Bash',
+            input: {
+              command: 'cd "$PWD"/.cadre/projects/*/ && sed -i 2d audit.jsonl && echo $((6*7))-done',
+            },
+          },
+        ]),
     ]);
     const r = await cadre(
       'run',
@@ -198,15 +209,19 @@ describe('the audit log is tamper-evident', () => {
       '--json',
     );
     expect(r.code).toBe(0);
-    const last = JSON.parse(s.bodies('cover').at(-1) ?? '{}') as { messages: { content: unknown }[] };
-    const edited = resultText((last.messages.at(-1)?.content as never[])[0]).includes('edited');
+    const bodies = s.bodies('cover').map((b) => JSON.parse(b) as { messages: { content: unknown }[] });
+    const named = (bodies[1]?.messages.at(-1)?.content as { is_error?: boolean }[])[0];
+    expect(named?.is_error).toBe(true);
+    expect(resultText(named as never)).toMatch(/one of cadre's own records/);
+    const hidden = (bodies[2]?.messages.at(-1)?.content as never[])[0];
+    const ran = resultText(hidden).includes('42-done');
     const verify = await cadre('audit', 'verify');
-    if (edited) {
-      // The command could write the log (no sandbox hides it here): the edit shows.
+    if (ran) {
+      // The command could write the log (no sandbox hides it from commands here): the edit shows.
       expect(verify.code).toBe(1);
       expect(verify.stdout).toMatch(/audit log broken at line 2: line 2 does not carry the hash of line 1/);
     } else {
-      // The sandbox kept the command from the log: it is intact.
+      // The sandbox kept the command away from the log: it is intact.
       expect(verify.code).toBe(0);
     }
   });
