@@ -17,15 +17,13 @@ import type { ModelEnv } from './agents/model-resolve.js';
 import { RuntimeCore } from './agents/runtime-core.js';
 import { AgentTree } from './agents/tree.js';
 import { ApprovalBroker, nonInteractiveResolver, type ApprovalResolver } from './approvals/index.js';
-import { createAuditLog, type AuditLog } from './capabilities/audit.js';
-import { isUnder } from './capabilities/policy/path-match.js';
 import { loadConfig, type CadreConfig } from './config.js';
 import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
 import { Scheduler } from './pool/scheduler.js';
 import { ThreadPool } from './pool/thread-pool.js';
 import { formatIssue, loadRegistry } from './registry/index.js';
-import { recordPaths, recordsLocation, type RecordsLocation } from './records/location.js';
-import { migrateLegacyRecords } from './records/migrate.js';
+import type { RecordsLocation } from './records/location.js';
+import { openRecords } from './records/open.js';
 import { readFile } from 'node:fs/promises';
 
 /** How to create a runtime. Everything is optional. */
@@ -233,38 +231,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       await pool?.close();
     },
   };
-}
-
-/**
- * Finds this project's records, moves legacy ones out of the project, opens the audit log and lists
- * every path the file tools must not touch (the cassettes `extra` names included). Refuses a layout
- * in which the project itself would be a record (every file denied).
- */
-async function openRecords(
-  cwd: string,
-  home: string,
-  config: CadreConfig,
-  extra: readonly (string | undefined)[],
-): Promise<{ location: RecordsLocation; paths: string[]; audit: AuditLog | undefined; notices: string[] }> {
-  const location = recordsLocation({ cwd, home, config });
-  const notices = await migrateLegacyRecords(location, {
-    transcriptsConfigured: config.transcriptsDir !== undefined,
-  });
-  const paths = await recordPaths(
-    location,
-    extra.filter((p): p is string => p !== undefined),
-  );
-  const holder = paths.find((p) => isUnder(cwd, p));
-  if (holder !== undefined)
-    throw new CadreError(
-      'invalid_input',
-      `cadre's records (${holder}, from transcriptsDir or dataDir in config) would hold the whole project ${cwd}; keep them outside it`,
-    );
-  const audit = await createAuditLog(location.auditLog).catch((error: unknown) => {
-    notices.push(`the audit log ${location.auditLog} cannot be written: ${(error as Error).message}`);
-    return undefined;
-  });
-  return { location, paths, audit, notices };
 }
 
 /** Kernel tests inject faults with a prompt of the form `fault:<kind>`. */

@@ -15,6 +15,7 @@ import { runToEnd } from '../pool/run-controller.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
+import { claimResume } from './resume-claim.js';
 import type { AgentTree } from './tree.js';
 
 /** A run in progress, as its children and the runtime see it. */
@@ -70,21 +71,7 @@ export async function launch(
   let history: ConversationMessage[] = [];
   let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;
   if (input.resume) {
-    // Reserved before any await: two resumes of one id in the same turn must not both start.
-    core.reserveResume(input.resume);
-    try {
-      // A subagent resumes only within its own tree; a person (no parent) names any run, and its
-      // tree carries on as the resumed run's.
-      const found = await core.resumable(input.resume, {
-        agentType: def.name,
-        ...(parent ? { tree: tree.uid } : {}),
-      });
-      history = found.messages;
-      if (!parent && found.tree !== undefined) tree.adopt(found.tree);
-    } catch (error) {
-      core.releaseResume(input.resume);
-      throw error;
-    }
+    history = await claimResume(core, input.resume, def.name, tree, parent !== undefined);
     agentId = input.resume;
   }
   let cwd: string;

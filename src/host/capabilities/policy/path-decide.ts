@@ -4,8 +4,16 @@
 import path from 'node:path';
 import type { PermissionMode } from '../../../shared/task.js';
 import { modeDefault, planDenial, planForbids } from './mode.js';
-import { displayPath, matchPathSpec, normalizeRoot, rootOf, type PathContext } from './path-match.js';
+import {
+  displayPath,
+  matchPathSpec,
+  normalizeRoot,
+  rootOf,
+  ruleSpecFor,
+  type PathContext,
+} from './path-match.js';
 import { pathToolsFor, ruleVerdict, type ParsedRule, type ParsedRules } from './rules.js';
+import { guardedWrite, secretRead } from './path-guards.js';
 import { findProtected, findSensitive, specNames, type SensitiveHit } from './sensitive.js';
 import { recordHolding, recordReason } from './records.js';
 import type { FileContentKind, PolicyDecision, ResolvedPath } from './types.js';
@@ -26,11 +34,7 @@ export interface PathFacts {
   codeKeysChanged?: readonly string[];
 }
 
-/** The form of `p` a rule would use: project-relative, or `//absolute` outside the project. */
-export function ruleSpecFor(p: string, ctx: PathContext): string {
-  const shown = displayPath(p, ctx);
-  return shown.startsWith('/') ? `/${shown}` : shown;
-}
+export { ruleSpecFor } from './path-match.js';
 
 function isAbsoluteString(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
@@ -58,19 +62,6 @@ function firstMatching(rules: readonly ParsedRule[], forms: readonly string[], c
     for (const p of forms) if (matchPathSpec(r.specifier, p, ctx)) return r;
   }
   return undefined;
-}
-
-/** Sensitivity hits of each form, if any. */
-function hitsOf(
-  forms: readonly string[],
-  find: (p: string) => SensitiveHit | undefined,
-): [string, SensitiveHit][] {
-  const hits: [string, SensitiveHit][] = [];
-  for (const p of forms) {
-    const hit = find(p);
-    if (hit) hits.push([p, hit]);
-  }
-  return hits;
 }
 
 /** The verdict on one path for a file capability (`fs.read`, `fs.write`, ...). */
@@ -130,74 +121,6 @@ export function decidePath(
   const allow = allowed ? allowFor(abs) : undefined;
   if (allow) return ruleVerdict('allow', allow, what());
   return modeDefault(ctx.mode, write ? 'write' : 'read', what(), write ? [editSuggestion(abs, ctx)] : []);
-}
-
-type NamedCheck = (hits: [string, SensitiveHit][]) => boolean;
-
-/** A read of a secret (by name, or a private key by content) that no allow rule names: denied. */
-function secretRead(
-  rp: ResolvedPath,
-  forms: readonly string[],
-  ctx: PathDecideContext,
-  facts: PathFacts,
-  named: NamedCheck,
-): PolicyDecision | undefined {
-  const hits = hitsOf(forms, findSensitive);
-  if (facts.content === 'private-key') {
-    // The file's name is what a rule must name: `Read(certs/server.txt)`, not `Read(**)`.
-    for (const p of forms)
-      hits.push([p, { label: 'a private key (it begins with one)', keys: [lastIndex(p)] }]);
-  }
-  const first = hits[0];
-  if (!first || named(hits)) return undefined;
-  const real = forms[forms.length - 1];
-  const via = first[0] === real && forms.length > 1 ? ` (it leads to ${real})` : '';
-  return {
-    decision: 'deny',
-    code: 'sensitive_path',
-    reason: `"${rp.requested}"${via} is a sensitive file (${first[1].label}) and is not read by default; allow it with an allow rule that names it, such as "Read(${ruleSpecFor(first[0], ctx)})"`,
-  };
-}
-
-/** A write to a protected path, or a package.json change to code npm runs, with no allow rule naming it: asks. */
-function guardedWrite(
-  forms: readonly string[],
-  ctx: PathDecideContext,
-  facts: PathFacts,
-  named: NamedCheck,
-  what: () => string,
-): PolicyDecision | undefined {
-  const hits = hitsOf(forms, (p) => findProtected(p, ctx));
-  for (const p of forms) {
-    const manifest = manifestHit(p, facts);
-    if (manifest) hits.push([p, manifest]);
-  }
-  const first = hits[0];
-  if (!first || named(hits)) return undefined;
-  const suggestion = `Edit(${ruleSpecFor(first[0], ctx)})`;
-  return {
-    decision: 'ask',
-    reason: `${what()} touches ${first[1].label}, which always needs approval; allow it with an allow rule that names it, such as "${suggestion}"`,
-    suggestions: [suggestion],
-  };
-}
-
-/** A write to a `package.json` that changes what npm runs (or whose change could not be read). */
-function manifestHit(p: string, facts: PathFacts): SensitiveHit | undefined {
-  const last = lastIndex(p);
-  if (p.slice(p.lastIndexOf('/') + 1).toLowerCase() !== 'package.json') return undefined;
-  const keys = facts.codeKeysChanged;
-  if (keys === undefined)
-    return { label: 'package.json (the change to its scripts could not be checked)', keys: [last] };
-  if (keys.length === 0) return undefined;
-  return {
-    label: `package.json's ${keys.map((k) => `"${k}"`).join(', ')} (npm and git hooks run what it holds)`,
-    keys: [last],
-  };
-}
-
-function lastIndex(p: string): number {
-  return p.split('/').length - 1;
 }
 
 /** `Edit(dir/**)` for a file in a directory, `Edit(file)` at the top. */
