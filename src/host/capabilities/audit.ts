@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../shared/errors.js';
-import { appendChained, type ChainState } from '../records/audit-chain.js';
+import { appendChained, AuditLockBusy, LOCK_WAIT_MS, type ChainState } from '../records/audit-chain.js';
 import { cut, defined, summarizeArgs } from './audit-summary.js';
 
 export { redactSecrets, summarizeArgs } from './audit-summary.js';
@@ -50,6 +50,8 @@ export interface AuditLogOptions {
 }
 
 const MAX_BUFFERED_CHARS = 64 * 1024;
+/** How soon a flush that found the lock taken is tried again. */
+const LOCK_RETRY_MS = 5;
 
 /** One entry as the JSON text of its line, before the chain's `prev` is put in front. */
 function body(entry: AuditEntry, now: number): string {
@@ -95,27 +97,45 @@ export async function createAuditLog(file: string, options: AuditLogOptions = {}
   let state: ChainState | undefined;
 
   // Appends are synchronous (a few small calls under the log's lock, see audit-chain.ts), so the
-  // lines of every flush are on disk, chained, by the time it returns; a failed append keeps its
-  // lines for the next one.
-  const writeNow = (): void => {
+  // lines of a flush are on disk, chained, when it returns. Another process holding the lock makes
+  // the event loop wait for nobody: the lines stay queued and the flush is tried again shortly; only
+  // the exit handler, the last chance, waits for the lock. A failed append keeps its lines too.
+  const writeNow = (waitMs = 0): 'written' | 'busy' | 'failed' => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (buffer.length === 0) return;
+    if (buffer.length === 0) return 'written';
     try {
-      state = appendChained(file, buffer, state);
+      state = appendChained(file, buffer, state, waitMs);
       buffer = [];
       buffered = 0;
+      return 'written';
     } catch (error) {
+      if (error instanceof AuditLockBusy) {
+        timer = setTimeout(() => writeNow(), LOCK_RETRY_MS).unref();
+        return 'busy';
+      }
       options.onError?.(error as Error);
-      // The lines stay queued for the next try, up to a cap past which they are dropped (the
-      // failure was reported).
+      // Kept for the next try, up to a cap past which they are dropped (the failure was reported).
       if (buffered > MAX_BUFFERED_CHARS * 64) {
         buffer = [];
         buffered = 0;
       }
+      return 'failed';
     }
   };
-  process.on('exit', writeNow);
+  /** Writes what is queued, waiting out another writer's lock (up to `LOCK_WAIT_MS`) without blocking. */
+  const drain = async (): Promise<void> => {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    while (writeNow() === 'busy') {
+      if (Date.now() >= deadline) {
+        options.onError?.(new Error(`the audit log stayed locked by another process for ${LOCK_WAIT_MS} ms`));
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
+  };
+  const onExit = () => void writeNow(LOCK_WAIT_MS);
+  process.on('exit', onExit);
 
   return {
     path: file,
@@ -133,13 +153,13 @@ export async function createAuditLog(file: string, options: AuditLogOptions = {}
       buffer.push(text);
       buffered += text.length;
       if (closed || buffered >= MAX_BUFFERED_CHARS) writeNow();
-      else timer ??= setTimeout(writeNow, interval).unref();
+      else timer ??= setTimeout(() => writeNow(), interval).unref();
     },
-    flush: async () => writeNow(),
+    flush: drain,
     async close() {
       closed = true;
-      writeNow();
-      process.off('exit', writeNow);
+      await drain();
+      process.off('exit', onExit);
     },
   };
 }

@@ -12,8 +12,8 @@ import fs from 'node:fs';
 export const GENESIS = '0'.repeat(64);
 /** A lock older than this is taken over even if its pid looks alive (a pid reused in another namespace). */
 const STALE_LOCK_MS = 2000;
-/** How long an append waits for another writer before it gives up (the lines stay queued). */
-const LOCK_WAIT_MS = 5000;
+/** How long an append waits by default for another writer before it gives up (the lines stay queued). */
+export const LOCK_WAIT_MS = 5000;
 
 /** The SHA-256 (hex) of a line's bytes. */
 export function hashLine(bytes: Uint8Array): string {
@@ -56,10 +56,18 @@ function lockHolderGone(lock: string): boolean {
   }
 }
 
-/** Runs `work` holding `<log>.lock`; throws when the lock stays taken for `LOCK_WAIT_MS`. */
-function withLock<T>(log: string, work: () => T): T {
+/** Thrown when another process holds the log's lock past the wait allowed. */
+export class AuditLockBusy extends Error {
+  constructor(lock: string) {
+    super(`the audit log is locked by another process (${lock})`);
+    this.name = 'AuditLockBusy';
+  }
+}
+
+/** Runs `work` holding `<log>.lock`; throws `AuditLockBusy` when it stays taken for `waitMs`. */
+function withLock<T>(log: string, work: () => T, waitMs: number): T {
   const lock = `${log}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   for (;;) {
     try {
       fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
@@ -67,7 +75,7 @@ function withLock<T>(log: string, work: () => T): T {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (lockHolderGone(lock)) fs.rmSync(lock, { force: true });
-      else if (Date.now() > deadline) throw new Error(`the audit log is locked by another process (${lock})`);
+      else if (Date.now() >= deadline) throw new AuditLockBusy(lock);
       else pause(2);
     }
   }
@@ -98,36 +106,42 @@ function tailOf(fd: number, size: number): { last: string; torn: boolean } {
 /**
  * Appends `bodies` (each a JSON object's text, `{...}`) to the log at `file`, chained: each line
  * gets `prev` as its first field. A torn last line (a crash mid-write) is ended first and chained
- * over. Updates the checkpoint. Throws on I/O failure; `state` then keeps its old value.
+ * over. Updates the checkpoint. Waits up to `waitMs` (blocking) for another writer's lock, then
+ * throws `AuditLockBusy`. Throws on I/O failure; `state` then keeps its old value.
  */
 export function appendChained(
   file: string,
   bodies: readonly string[],
   state: ChainState | undefined,
+  waitMs = LOCK_WAIT_MS,
 ): ChainState {
-  return withLock(file, () => {
-    const fd = fs.openSync(file, 'a+');
-    try {
-      const size = fs.fstatSync(fd).size;
-      // The file as this process left it: its last hash is known.
-      const tail =
-        state !== undefined && state.size === size ? { last: state.last, torn: false } : tailOf(fd, size);
-      let prev = tail.last;
-      const parts: string[] = tail.torn ? ['\n'] : [];
-      for (const body of bodies) {
-        const line = `{"prev":"${prev}",${body.slice(1)}`;
-        parts.push(line, '\n');
-        prev = hashLine(Buffer.from(line, 'utf8'));
+  return withLock(
+    file,
+    () => {
+      const fd = fs.openSync(file, 'a+');
+      try {
+        const size = fs.fstatSync(fd).size;
+        // The file as this process left it: its last hash is known.
+        const tail =
+          state !== undefined && state.size === size ? { last: state.last, torn: false } : tailOf(fd, size);
+        let prev = tail.last;
+        const parts: string[] = tail.torn ? ['\n'] : [];
+        for (const body of bodies) {
+          const line = `{"prev":"${prev}",${body.slice(1)}`;
+          parts.push(line, '\n');
+          prev = hashLine(Buffer.from(line, 'utf8'));
+        }
+        const text = Buffer.from(parts.join(''), 'utf8');
+        fs.writeSync(fd, text);
+        const next: ChainState = { size: size + text.length, last: prev };
+        writeHead(file, { bytes: next.size, last: next.last });
+        return next;
+      } finally {
+        fs.closeSync(fd);
       }
-      const text = Buffer.from(parts.join(''), 'utf8');
-      fs.writeSync(fd, text);
-      const next: ChainState = { size: size + text.length, last: prev };
-      writeHead(file, { bytes: next.size, last: next.last });
-      return next;
-    } finally {
-      fs.closeSync(fd);
-    }
-  });
+    },
+    waitMs,
+  );
 }
 
 /** The checkpoint's size on disk: one JSON line padded with spaces, so each write replaces it whole. */

@@ -163,3 +163,33 @@ describe('verifyAuditLog finds tampering at its line', () => {
     expect(await verifyAuditLog(log)).toMatchObject({ ok: false, line: 4 });
   });
 });
+
+describe('a lock held by another process', () => {
+  it('makes a flush wait without blocking the event loop, and the lines go out once it is free', async () => {
+    const { createAuditLog } = await import('../../../src/host/capabilities/audit.js');
+    const audit = await createAuditLog(log, { flushIntervalMs: 1 });
+    await writeFile(`${log}.lock`, String(process.ppid)); // a live process, not this one
+    audit.record({
+      agentId: 'a',
+      capability: 'fs.read',
+      args: {},
+      decision: 'allow',
+      reason: 'r',
+      durationMs: 1,
+      ok: true,
+    });
+    const flushed = audit.flush();
+    // The event loop keeps turning while the lock is held.
+    const ticks = await new Promise<number>((resolve) => {
+      let n = 0;
+      const t = setInterval(() => n++, 5);
+      setTimeout(() => (clearInterval(t), resolve(n)), 100);
+    });
+    expect(ticks).toBeGreaterThan(5);
+    await expect(readFile(log, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    await unlink(`${log}.lock`);
+    await flushed;
+    expect(await verifyAuditLog(log)).toMatchObject({ ok: true, lines: 1 });
+    await audit.close();
+  });
+});
