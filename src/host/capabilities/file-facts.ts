@@ -2,6 +2,7 @@
 // judged by the one policy function: what a file being read begins with (a private key, one of
 // cadre's records), what a write would replace (a record) or change (a package.json's scripts),
 // and the notice that tells the person which rule would let a refused secret through.
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../shared/errors.js';
@@ -53,11 +54,15 @@ export function noticeSecrets(
   ctx.notice?.(`a search left out a sensitive file${more}: ${first.reason}`);
 }
 
-/** The first bytes of an existing file, or undefined when it cannot be read (the write then goes on to the policy as usual). */
+/**
+ * The first bytes of an existing regular file, or undefined when there are none to read (the write
+ * then goes to the policy as usual). Opened without blocking: a FIFO must not hold an I/O thread.
+ */
 async function headOf(real: string): Promise<Uint8Array | undefined> {
-  const handle = await open(real, 'r').catch(() => undefined);
+  const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
   if (!handle) return undefined;
   try {
+    if (!(await handle.stat()).isFile()) return undefined;
     const buf = Buffer.alloc(256);
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
     return buf.subarray(0, bytesRead);

@@ -59,3 +59,13 @@ describe('writeFacts', () => {
     expect((await judgeWrite('new.txt', 'x')).decision).toBe('allow');
   });
 });
+
+describe('writeFacts on what is not a regular file', () => {
+  it('does not wait on a FIFO', async () => {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    const started = performance.now();
+    expect((await judgeWrite('pipe', 'x')).decision).toBe('allow');
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
