@@ -67,13 +67,25 @@ export interface TaskHandle {
   stop(): void;
 }
 
+/** How a caller follows one task. */
+export interface TaskOptions {
+  /** Called with every event of the task's tree, as it happens. */
+  onEvent?: (event: AgentEvent) => void;
+  /**
+   * Keep the events for `handle.events` (default true). A caller that never iterates them (it
+   * has `onEvent`, or wants only the result) passes false: otherwise every event of the run, each
+   * streamed piece of text included, is held until the task ends.
+   */
+  events?: boolean;
+}
+
 /** The runtime. */
 export interface Runtime {
   readonly registry: RegistryResult;
   readonly config: CadreConfig;
   readonly cwd: string;
   /** Starts a task. Rejects at once for invalid input or an unknown agent type. */
-  task(input: TaskInput, options?: { onEvent?: (event: AgentEvent) => void }): Promise<TaskHandle>;
+  task(input: TaskInput, options?: TaskOptions): Promise<TaskHandle>;
   /** Runs a task to its end. */
   run(input: TaskInput): Promise<TaskOutput>;
   /** Runs many tasks with bounded concurrency; yields each result as its task ends. */
@@ -176,7 +188,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!parsed.success)
       throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
     const channel = new EventChannel<AgentEvent>();
-    const listeners = [(event: AgentEvent) => channel.push(event)];
+    if (taskOptions?.events === false) channel.close();
+    const listeners = taskOptions?.events === false ? [] : [(event: AgentEvent) => channel.push(event)];
     if (taskOptions?.onEvent) listeners.push(taskOptions.onEvent);
     const tree = new AgentTree(`tree-${++treeSeq}`, config.tokenBudget, listeners);
     const { node } = await launch(core, parsed.data, tree);

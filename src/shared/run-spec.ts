@@ -41,6 +41,10 @@ export interface RunCaps {
   /** Grep: most files it reads, and most matches it keeps. */
   maxGrepFiles: number;
   maxGrepMatches: number;
+  /** Most characters of text (and thinking) one model reply may stream; past it the run fails. */
+  maxReplyChars: number;
+  /** Most characters of tool-call input (JSON) one model reply may stream. */
+  maxToolInputChars: number;
 }
 
 /** Default caps. */
@@ -49,7 +53,25 @@ export const DEFAULT_CAPS: RunCaps = {
   maxConversationChars: 4_000_000,
   maxGrepFiles: 50_000,
   maxGrepMatches: 10_000,
+  // A reply of 128k output tokens is about 0.5 M characters; these leave room for that four times
+  // over and stay far below what a worker can hold, copy and clone (a 250 MB reply once aborted
+  // the host in a worker's JSON.stringify).
+  maxReplyChars: 2_000_000,
+  maxToolInputChars: 2_000_000,
 };
+
+/** The reply caps a model stream is held to. */
+export type ReplyCaps = Pick<RunCaps, 'maxReplyChars' | 'maxToolInputChars'>;
+
+/**
+ * The longest line (bytes without a newline) the host passes on from a model's response stream.
+ * An SSE event is one line and the SDK joins a line's chunks by copying them all, so one endless
+ * line would cost the worker time and memory quadratic in its length. Four bytes per character
+ * covers any UTF-8 text a reply may carry in a single event.
+ */
+export function maxModelLineBytes(caps: ReplyCaps): number {
+  return 4 * Math.max(caps.maxReplyChars, caps.maxToolInputChars) + 65_536;
+}
 
 /** Everything a worker needs for one run. */
 export interface WorkerRunSpec {

@@ -79,6 +79,7 @@ export const EndReason = z.enum([
   'tree_budget',
   'parent_cancelled',
   'user_cancelled',
+  'reply_too_large',
 ]);
 /** A reason word. */
 export type EndReason = z.infer<typeof EndReason>;

@@ -7,7 +7,12 @@ import type { LoadedAgent } from '../../shared/agent-definition.js';
 import { renderPrompt } from '../../shared/agent-definition.js';
 import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
 import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
-import { DEFAULT_CAPS, type ExtraToolDef, type WorkerRunSpec } from '../../shared/run-spec.js';
+import {
+  DEFAULT_CAPS,
+  maxModelLineBytes,
+  type ExtraToolDef,
+  type WorkerRunSpec,
+} from '../../shared/run-spec.js';
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
@@ -225,6 +230,7 @@ export async function launch(
                 projectDir: node.cwd,
                 mode: grant.mode,
                 audit: core.audit,
+                maxLineBytes: maxModelLineBytes(spec.caps),
               },
             }
           : {}),
@@ -278,7 +284,11 @@ function buildSpec(
     maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
     permissionMode: grant.mode,
     cwd: node.cwd,
-    caps: DEFAULT_CAPS,
+    caps: {
+      ...DEFAULT_CAPS,
+      maxReplyChars: core.config.maxReplyChars,
+      maxToolInputChars: core.config.maxToolInputChars,
+    },
     ...(fault ? { fault } : {}),
   };
 }

@@ -4,7 +4,7 @@
 import { toWire } from '../../shared/errors.js';
 import { emptyUsage, type PermissionMode, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { EventChannel } from '../agents/event-channel.js';
-import type { TaskHandle } from '../runtime.js';
+import type { TaskHandle, TaskOptions } from '../runtime.js';
 import type { BatchTask } from './task-file.js';
 
 /** One task's result: the TaskOutput fields plus the task's id. */
@@ -26,7 +26,7 @@ export interface BatchOptions {
 
 /** The part of the runtime a batch needs. */
 export interface BatchRunner {
-  task(input: TaskInput): Promise<TaskHandle>;
+  task(input: TaskInput, options?: TaskOptions): Promise<TaskHandle>;
 }
 
 /** Runs `tasks`, yielding results as they finish (not in input order). */
@@ -59,17 +59,23 @@ export function runBatch(
       const started = performance.now();
       let handle: TaskHandle | undefined;
       try {
-        handle = await runtime.task({
-          subagent_type: task.agent,
-          prompt: task.prompt,
-          description: `batch task ${task.id}`,
-          ...((task.model ?? options.model) ? { model: task.model ?? options.model } : {}),
-          ...((task.timeout ?? options.timeout) ? { timeout: task.timeout ?? options.timeout } : {}),
-          ...((task.max_turns ?? options.maxTurns) ? { max_turns: task.max_turns ?? options.maxTurns } : {}),
-          ...(options.tokenBudget ? { token_budget: options.tokenBudget } : {}),
-          ...(options.permissionMode ? { permission_mode: options.permissionMode } : {}),
-          ...(task.cwd ? { cwd: task.cwd } : {}),
-        });
+        handle = await runtime.task(
+          {
+            subagent_type: task.agent,
+            prompt: task.prompt,
+            description: `batch task ${task.id}`,
+            ...((task.model ?? options.model) ? { model: task.model ?? options.model } : {}),
+            ...((task.timeout ?? options.timeout) ? { timeout: task.timeout ?? options.timeout } : {}),
+            ...((task.max_turns ?? options.maxTurns)
+              ? { max_turns: task.max_turns ?? options.maxTurns }
+              : {}),
+            ...(options.tokenBudget ? { token_budget: options.tokenBudget } : {}),
+            ...(options.permissionMode ? { permission_mode: options.permissionMode } : {}),
+            ...(task.cwd ? { cwd: task.cwd } : {}),
+          },
+          // Nobody iterates a batch task's events: keeping them would hold every streamed delta.
+          { events: false },
+        );
         running.add(handle);
         if (options.signal?.aborted) handle.stop();
         const output = await handle.result;

@@ -35,6 +35,18 @@ export interface GlobalOptions {
   agents?: string;
 }
 
+/** Characters per write of `writeLong`. */
+const SLICE = 1024 * 1024;
+
+/**
+ * Writes `text` in slices of 1 MiB: a result of tens of MB then costs one slice's buffer at a
+ * time instead of a second copy of the whole text.
+ */
+export function writeLong(write: (text: string) => void, text: string): void {
+  if (text.length <= SLICE) return write(text);
+  for (let i = 0; i < text.length; i += SLICE) write(text.slice(i, i + SLICE));
+}
+
 /** A mistake in how the command was called: printed without a stack, exit status 2. */
 export class UsageError extends Error {
   constructor(message: string) {

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
+import { DEFAULT_CAPS } from '../../shared/run-spec.js';
 import type {
   ConfigFile,
   IsolationMode,
@@ -45,6 +46,10 @@ export interface CadreConfig {
   memoryLimitMb?: number;
   /** Absolute directory for transcripts; absent = the runtime's default. */
   transcriptsDir?: string;
+  /** Most characters of text one model reply may stream (caps.maxReplyChars). */
+  maxReplyChars: number;
+  /** Most characters of tool-call input one model reply may stream (caps.maxToolInputChars). */
+  maxToolInputChars: number;
 }
 
 /** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
@@ -69,6 +74,8 @@ export const CONFIG_DEFAULTS = {
   sandbox: 'auto',
   isolation: 'thread',
   defaultMode: 'default',
+  maxReplyChars: DEFAULT_CAPS.maxReplyChars,
+  maxToolInputChars: DEFAULT_CAPS.maxToolInputChars,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -113,6 +120,9 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
     timeout: project.timeout ?? user.timeout ?? CONFIG_DEFAULTS.timeout,
     idleTimeout: project.idleTimeout ?? user.idleTimeout ?? CONFIG_DEFAULTS.idleTimeout,
     isolation: project.isolation ?? user.isolation ?? CONFIG_DEFAULTS.isolation,
+    maxReplyChars: project.maxReplyChars ?? user.maxReplyChars ?? CONFIG_DEFAULTS.maxReplyChars,
+    maxToolInputChars:
+      project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;

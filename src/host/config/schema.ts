@@ -75,6 +75,8 @@ export type IsolationMode = z.infer<typeof IsolationMode>;
 
 const seconds = z.number().positive().max(86_400);
 const count = z.number().int().positive();
+/** Caps on one model reply: at least a short answer, at most what a worker can safely copy and clone. */
+const replyChars = z.number().int().min(1_000).max(50_000_000);
 
 /**
  * One config file as written. `agents` entries are checked by the registry (one bad agent must
@@ -99,6 +101,8 @@ export const ConfigFile = z.strictObject({
   isolation: IsolationMode.optional(),
   memoryLimitMb: count.max(1_048_576).optional(),
   transcriptsDir: nonEmpty.optional(),
+  maxReplyChars: replyChars.optional(),
+  maxToolInputChars: replyChars.optional(),
 });
 /** One config file as written. */
 export type ConfigFile = z.infer<typeof ConfigFile>;

@@ -1,11 +1,13 @@
 // Writes one run's transcript: append-only JSONL at `<dir>/<agentId>.jsonl`, one line per event as it
 // arrives, closed by the terminal status line. `append` only queues (it is called for every text
 // delta); a single write loop drains the queue once the current turn of the event loop is over, so
-// the lines of one turn, and those appended while a write is in flight, go out in one write. A
-// worker that dies cannot take queued lines with it: they live in the host, and `flush()` resolves
-// once every line appended so far has been handed to the OS.
+// the lines of one turn, and those appended while a write is in flight, go out together, in writes
+// of about 1 MiB (a longer line goes out in slices). A worker that dies cannot take queued lines
+// with it: they live in the host, and `flush()` resolves once every line appended so far has been
+// handed to the OS. Nothing in the loop can throw past it: a failed write is kept as the failure
+// that `flush()` and `close()` report, and the loop stops.
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { CadreError } from '../../shared/errors.js';
+import { CadreError, isCadreError } from '../../shared/errors.js';
 import {
   TRANSCRIPT_VERSION,
   transcriptPath,
@@ -39,14 +41,61 @@ export interface OpenTranscriptOptions {
   fresh?: boolean;
 }
 
+/**
+ * The longest line a transcript holds, in bytes (the reader refuses longer ones). A record that
+ * would make a longer line is replaced by a `transcript-error` line that says so.
+ */
+export const MAX_TRANSCRIPT_LINE_BYTES = 64 * 1024 * 1024;
+/** Lines are joined into writes of about this many characters. */
+const WRITE_CHARS = 1024 * 1024;
+/** A longer line is written in slices of this many characters (each becomes a buffer of its own). */
+const SLICE_CHARS = 8 * 1024 * 1024;
+
+function errorLine(clock: () => number, message: string, type: unknown): string {
+  const about = typeof type === 'string' ? ` (a "${type.slice(0, 40)}" record)` : '';
+  return `${JSON.stringify({ type: 'transcript-error', at: clock(), message: `${message}${about}` })}\n`;
+}
+
 function serialize(record: object, clock: () => number): string {
+  const type = (record as { type?: unknown }).type;
+  let text: string | undefined;
   try {
-    const text = JSON.stringify(record);
-    if (typeof text === 'string') return `${text}\n`;
+    text = JSON.stringify(record);
   } catch (error) {
-    return `${JSON.stringify({ type: 'transcript-error', at: clock(), message: `unserialisable record: ${(error as Error).message}` })}\n`;
+    return errorLine(clock, `unserialisable record: ${(error as Error).message}`, type);
   }
-  return `${JSON.stringify({ type: 'transcript-error', at: clock(), message: 'unserialisable record' })}\n`;
+  if (typeof text !== 'string') return errorLine(clock, 'unserialisable record', type);
+  // UTF-8 takes at most three bytes per UTF-16 unit: only long lines need counting.
+  if (text.length * 3 > MAX_TRANSCRIPT_LINE_BYTES && Buffer.byteLength(text) > MAX_TRANSCRIPT_LINE_BYTES)
+    return errorLine(
+      clock,
+      `record of ${text.length} characters not written: over the ${MAX_TRANSCRIPT_LINE_BYTES}-byte line cap`,
+      type,
+    );
+  return `${text}\n`;
+}
+
+/** The end of `lines` from `from`: as many lines as fit in one write (at least one). */
+function nextWrite(lines: readonly string[], from: number): number {
+  let to = from;
+  let size = 0;
+  while (to < lines.length && (to === from || size + (lines[to] as string).length <= WRITE_CHARS)) {
+    size += (lines[to] as string).length;
+    to++;
+  }
+  return to;
+}
+
+/** Writes `lines` in order: joined up to WRITE_CHARS per write, a longer line in slices. */
+async function writeLines(handle: FileHandle, lines: readonly string[]): Promise<void> {
+  for (let at = 0; at < lines.length;) {
+    const end = nextWrite(lines, at);
+    const first = lines[at] as string;
+    if (end === at + 1 && first.length > SLICE_CHARS) {
+      for (let i = 0; i < first.length; i += SLICE_CHARS) await handle.write(first.slice(i, i + SLICE_CHARS));
+    } else await handle.write(end === at + 1 ? first : lines.slice(at, end).join(''));
+    at = end;
+  }
 }
 
 /** Is the last byte of a non-empty file a newline? (A crash mid-line leaves a torn tail.) */
@@ -101,7 +150,7 @@ export function startTranscript(
   const file = transcriptPath(dir, agentId);
   const clock = options.clock ?? Date.now;
   const startedAt = clock();
-  const queue: string[] = [];
+  let queue: string[] = [];
   let handle: FileHandle | undefined;
   // The file is opened, and lines are written, after the current turn of the event loop: a launch
   // posts its run to a worker before the host spends anything on the file system, and the lines
@@ -140,37 +189,33 @@ export function startTranscript(
   let closed = false;
   let closing: Promise<void> | undefined;
 
+  // Never rejects: whatever goes wrong becomes `failure`, and the queue is dropped with it.
   const drain = async (): Promise<void> => {
     try {
       await ready;
-    } catch (error) {
-      failure ??= error as CadreError;
-      queue.length = 0;
-      return;
-    }
-    while (queue.length > 0 && handle !== undefined) {
-      const chunk = queue.join('');
-      queue.length = 0;
-      try {
-        await handle.write(chunk);
-      } catch (error) {
-        failure ??= new CadreError(
-          'io_error',
-          `cannot write transcript ${file}: ${(error as Error).message}`,
-        );
+      while (queue.length > 0 && handle !== undefined && failure === undefined) {
+        const lines = queue;
+        queue = [];
+        await writeLines(handle, lines);
       }
+    } catch (error) {
+      failure ??= isCadreError(error)
+        ? error
+        : new CadreError('io_error', `cannot write transcript ${file}: ${(error as Error).message}`);
     }
+    if (failure !== undefined) queue = [];
   };
   const pump = (): Promise<void> => {
     writing ??= drain().finally(() => {
       writing = undefined;
       // Lines appended during the last write's final await are picked up by a new loop.
-      if (queue.length > 0) void pump();
+      if (queue.length > 0 && failure === undefined) void pump();
     });
     return writing;
   };
   const flush = async (): Promise<void> => {
-    while (writing !== undefined || queue.length > 0) await pump();
+    while (failure === undefined && (writing !== undefined || queue.length > 0)) await pump();
+    if (writing !== undefined) await writing;
     if (failure) throw failure;
   };
   const pumpIfIdle = () => {
@@ -187,17 +232,23 @@ export function startTranscript(
       return closed;
     },
     append(record) {
-      if (closed) return;
+      if (closed || failure !== undefined) return;
       if (queue.push(serialize(record, clock)) === 1 && writing === undefined) setImmediate(pumpIfIdle);
     },
     flush,
     close(end) {
       if (closing) return closing;
+      closed = true;
       const output = 'output' in end ? end.output : 'agentId' in end ? end : null;
       const line: TranscriptStatusLine = { type: 'status', at: clock(), status: end.status, output };
-      queue.push(serialize(line, clock));
-      closed = true;
-      closing = flush().finally(() => handle?.close());
+      // The status line is serialised once the lines before it are out: a long result is then
+      // held serialised once at a time (the run's agent-end event carries it too).
+      const finish = async () => {
+        await flush().catch(() => undefined);
+        if (failure === undefined) queue.push(serialize(line, clock));
+        await flush();
+      };
+      closing = finish().finally(() => handle?.close().catch(() => undefined));
       return closing;
     },
   };

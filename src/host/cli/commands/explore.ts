@@ -53,6 +53,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
                 onEvent: progressPrinter(ctx.io, (e) =>
                   e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId,
                 ),
+                events: false,
               },
             ),
           ),

@@ -2,7 +2,7 @@
 // TaskOutput object. Progress goes to stderr. Exit 0 only when the run completed.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../context.js';
+import { UsageError, writeLong } from '../context.js';
 import { progressPrinter } from './progress.js';
 import { addRunFlags, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
 
@@ -39,14 +39,15 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
             ...(timeout ? { timeout } : {}),
             ...(maxTurns ? { max_turns: maxTurns } : {}),
           },
-          { onEvent: progressPrinter(ctx.io) },
+          { onEvent: progressPrinter(ctx.io), events: false },
         );
         stop = handle.stop;
         if (interrupted) stop();
         const output = await handle.result;
-        if (flags.json) ctx.io.stdout(`${JSON.stringify(output, null, 2)}\n`);
+        if (flags.json) writeLong(ctx.io.stdout, `${JSON.stringify(output, null, 2)}\n`);
         else {
-          ctx.io.stdout(output.result.endsWith('\n') ? output.result : `${output.result}\n`);
+          writeLong(ctx.io.stdout, output.result);
+          if (!output.result.endsWith('\n')) ctx.io.stdout('\n');
           if (output.status !== 'completed')
             ctx.io.stderr(`cadre: run ${output.status}${output.error ? `: ${output.error.message}` : ''}\n`);
         }
