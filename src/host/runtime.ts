@@ -234,6 +234,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
 /** Kernel tests inject faults with a prompt of the form `fault:<kind>`. */
 function faultFromPrompt(input: TaskInput): WorkerRunSpec['fault'] | undefined {
-  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang)\b/.exec(input.prompt);
+  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang|abort)\b/.exec(input.prompt);
   return match ? (match[1] as WorkerRunSpec['fault']) : undefined;
 }

@@ -71,6 +71,11 @@ export async function launch(
     ...(core.cassette !== undefined ? { cassette: core.cassette } : {}),
     ...(core.options.record ? { record: true } : {}),
   });
+  if (core.options.record && model.provider === 'offline')
+    throw new CadreError(
+      'invalid_input',
+      `--record: this run would use the embedded offline model, which sends no model requests to record; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) or pass --model provider:model to record a real model`,
+    );
 
   let history: ConversationMessage[] = [];
   let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;
@@ -209,7 +214,11 @@ export async function launch(
           ...capabilitiesFor(grant.tools),
           ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : []),
         ],
-        handlers: (ctx) => core.handlersFor(node, ctx),
+        handlers: (ctx) =>
+          core.handlersFor(node, {
+            ...ctx,
+            onRefused: (refusal) => deliver({ ...stamp, at: Date.now(), type: 'effect-refused', ...refusal }),
+          }),
         onEvent: (event) => {
           if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
           if (event.type === 'usage') tree.record(node.runKey, event.usage);

@@ -5,13 +5,14 @@ import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LoadedAgent, RegistryResult } from '../../shared/agent-definition.js';
 import type { Capabilities } from '../../shared/capabilities.js';
+import { closest } from '../../shared/closest.js';
 import { CadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { TaskInput, TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
-import { effectHandlers } from '../capabilities/fs-handlers.js';
+import { effectHandlers, type EffectRefusal } from '../capabilities/fs-handlers.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
@@ -80,11 +81,14 @@ export class RuntimeCore {
   /** The definition of `name`, or a `not_found` error listing the available ones. */
   agent(name: string): LoadedAgent {
     const def = this.byName.get(name);
-    if (!def)
+    if (!def) {
+      const hint = closest(name, this.agentNames());
       throw new CadreError(
         'not_found',
-        `unknown agent type "${name}"; available: ${this.agentNames().join(', ')}`,
+        `unknown agent type "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; available: ${this.agentNames().join(', ')}`,
+        hint ? { suggestion: hint } : undefined,
       );
+    }
     return def;
   }
 
@@ -137,7 +141,11 @@ export class RuntimeCore {
   /** The capability handlers of one run. */
   handlersFor(
     node: RunNode,
-    ctx: { signal: AbortSignal; pauseClock: () => () => void },
+    ctx: {
+      signal: AbortSignal;
+      pauseClock: () => () => void;
+      onRefused?: (refusal: EffectRefusal) => void;
+    },
   ): Partial<Capabilities> {
     return {
       ...effectHandlers({
@@ -153,6 +161,7 @@ export class RuntimeCore {
         audit: this.audit,
         signal: ctx.signal,
         pauseClock: ctx.pauseClock,
+        ...(ctx.onRefused ? { onRefused: ctx.onRefused } : {}),
       }),
       ...delegationHandlers(this, node),
     };

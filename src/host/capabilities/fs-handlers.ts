@@ -37,6 +37,16 @@ export interface EffectContext {
   signal: AbortSignal;
   /** Stops the run's clock while a person answers an approval. */
   pauseClock: () => () => void;
+  /** Told of every call the policy or an approval refused (the host's `effect-refused` event). */
+  onRefused?: (refusal: EffectRefusal) => void;
+}
+
+/** A refused capability call, as the run's events report it. */
+export interface EffectRefusal {
+  capability: string;
+  summary: string;
+  code: string;
+  reason: string;
 }
 
 type Handler<K extends CapabilityName> = Capabilities[K];
@@ -120,12 +130,9 @@ function audited<T>(
       const envelope = fail(error);
       if (!envelope.ok) {
         const { code, message } = envelope.error;
-        record({
-          decision: REFUSALS.has(code) ? 'deny' : 'allow',
-          reason: message,
-          ok: false,
-          errorCode: code,
-        });
+        const refused = REFUSALS.has(code);
+        record({ decision: refused ? 'deny' : 'allow', reason: message, ok: false, errorCode: code });
+        if (refused) ctx.onRefused?.({ capability, summary: summary.slice(0, 200), code, reason: message });
       }
       return envelope;
     },
