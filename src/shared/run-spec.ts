@@ -98,7 +98,7 @@ export interface WorkerRunSpec {
   cwd: string;
   caps: RunCaps;
   /** Test-only fault injection, honoured only when the host enables it. */
-  fault?: 'throw' | 'exit' | 'oom-small' | 'oom-array' | 'oom-map' | 'spin' | 'hang';
+  fault?: 'throw' | 'exit' | 'oom-small' | 'oom-array' | 'oom-map' | 'spin' | 'hang' | 'abort';
 }
 
 /** What a worker returns when its loop ends by itself (kills are decided by the host). */

@@ -80,6 +80,7 @@ export const EndReason = z.enum([
   'parent_cancelled',
   'user_cancelled',
   'reply_too_large',
+  'host_crash',
 ]);
 /** A reason word. */
 export type EndReason = z.infer<typeof EndReason>;

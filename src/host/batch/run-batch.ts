@@ -3,12 +3,16 @@
 // `cancelled`): every task that started ends with exactly one result.
 import { toWire } from '../../shared/errors.js';
 import { emptyUsage, type PermissionMode, type TaskInput, type TaskOutput } from '../../shared/task.js';
+import { EffectTally } from '../agents/effect-tally.js';
 import { EventChannel } from '../agents/event-channel.js';
 import type { TaskHandle, TaskOptions } from '../runtime.js';
 import type { BatchTask } from './task-file.js';
 
-/** One task's result: the TaskOutput fields plus the task's id. */
-export type BatchResult = TaskOutput & { id: string };
+/**
+ * One task's result: the TaskOutput fields plus the task's id and `refused`, how many capability
+ * calls of its tree the host refused (absent in lines written by older versions).
+ */
+export type BatchResult = TaskOutput & { id: string; refused?: number };
 
 /** Batch-wide settings; a task's own fields win over them. */
 export interface BatchOptions {
@@ -22,6 +26,8 @@ export interface BatchOptions {
   permissionMode?: PermissionMode;
   /** Stops launching and cancels running tasks. */
   signal?: AbortSignal;
+  /** Called as each task starts (before its run is launched). */
+  onStart?: (task: BatchTask) => void;
 }
 
 /** The part of the runtime a batch needs. */
@@ -58,6 +64,8 @@ export function runBatch(
     for (let task = await next(); task; task = await next()) {
       const started = performance.now();
       let handle: TaskHandle | undefined;
+      const tally = new EffectTally();
+      options.onStart?.(task);
       try {
         handle = await runtime.task(
           {
@@ -74,12 +82,12 @@ export function runBatch(
             ...(task.cwd ? { cwd: task.cwd } : {}),
           },
           // Nobody iterates a batch task's events: keeping them would hold every streamed delta.
-          { events: false },
+          { events: false, onEvent: (event) => tally.observe(event) },
         );
         running.add(handle);
         if (options.signal?.aborted) handle.stop();
         const output = await handle.result;
-        out.push({ id: task.id, ...output });
+        out.push({ id: task.id, ...output, refused: tally.counts().refused });
       } catch (error) {
         out.push(unstarted(task, error, performance.now() - started));
       } finally {
