@@ -78,12 +78,13 @@ export async function launch(
     );
 
   let history: ConversationMessage[] = [];
+  let repairs: string[] = [];
   let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;
   if (input.resume) {
     // Reserved before any await: two resumes of one id in the same turn must not both start.
     core.reserveResume(input.resume);
     try {
-      history = (await core.resumable(input.resume)).messages;
+      ({ messages: history, warnings: repairs } = await core.resumable(input.resume));
     } catch (error) {
       core.releaseResume(input.resume);
       throw error;
@@ -147,6 +148,8 @@ export async function launch(
     description: input.description ?? def.description,
     prompt: input.prompt,
   });
+  for (const repair of repairs)
+    deliver({ ...stamp, type: 'notice', level: 'warn', message: `resumed with a repair: ${repair}` });
   if (model.provider === 'offline' && depth === 0) {
     deliver({
       ...stamp,

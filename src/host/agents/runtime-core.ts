@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { LoadedAgent, RegistryResult } from '../../shared/agent-definition.js';
 import type { Capabilities } from '../../shared/capabilities.js';
 import { closest } from '../../shared/closest.js';
-import { CadreError } from '../../shared/errors.js';
+import { CadreError, isCadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { TaskInput, TaskOutput } from '../../shared/task.js';
@@ -17,7 +17,7 @@ import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
-import { readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
+import { checkReplay, readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
 import { delegationHandlers } from './delegation-handlers.js';
 import { cancelReason, type RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
@@ -122,8 +122,12 @@ export class RuntimeCore {
     return startTranscript(this.transcriptsDir, agentId, { fresh: !resumed });
   }
 
-  /** The conversation of a finished run, for resume. Refuses unknown and running runs. */
-  async resumable(agentId: string): Promise<{ messages: ConversationMessage[] }> {
+  /**
+   * The conversation of a finished run, for resume, and what had to be repaired to rebuild it.
+   * Refuses unknown and running runs, and a transcript that does not replay into a valid
+   * conversation (naming the line).
+   */
+  async resumable(agentId: string): Promise<{ messages: ConversationMessage[]; warnings: string[] }> {
     if (this.running.has(agentId))
       throw new CadreError(
         'invalid_input',
@@ -132,10 +136,15 @@ export class RuntimeCore {
     if (!/^[A-Za-z0-9_.-]+$/.test(agentId))
       throw new CadreError('invalid_input', `"${agentId}" is not an agent id`);
     const file = path.join(this.transcriptsDir, `${agentId}.jsonl`);
-    const transcript = await readTranscript(file).catch(() => undefined);
-    if (!transcript)
-      throw new CadreError('not_found', `no transcript for agent id "${agentId}" in ${this.transcriptsDir}`);
-    return { messages: transcript.messages };
+    const transcript = await readTranscript(file, { events: false }).catch((error: unknown) => {
+      if (isCadreError(error) && error.code === 'not_found')
+        throw new CadreError(
+          'not_found',
+          `no transcript for agent id "${agentId}" in ${this.transcriptsDir}`,
+        );
+      throw error;
+    });
+    return checkReplay(transcript);
   }
 
   /** The capability handlers of one run. */
