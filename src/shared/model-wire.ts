@@ -25,7 +25,7 @@ export interface ModelWireAck {
 }
 
 /** Bytes of a response the host sends ahead of the worker's reading before it pauses. */
-export const MODEL_WINDOW_BYTES = 4 * 1024 * 1024;
+export const MODEL_WINDOW_BYTES = 1024 * 1024;
 /** The worker acknowledges what it read once this much has gathered (and at the body's end). */
 export const MODEL_ACK_BYTES = 256 * 1024;
 

@@ -172,7 +172,7 @@ export class RuntimeCore {
         pauseClock: ctx.pauseClock,
         ...(ctx.onRefused ? { onRefused: ctx.onRefused } : {}),
       }),
-      ...delegationHandlers(this, node),
+      ...delegationHandlers(this, node, ctx.onRefused),
     };
   }
 

@@ -96,7 +96,7 @@ async function authorize(
 }
 
 /** Codes that mean the policy or a person refused the call (audited as `deny`). */
-const REFUSALS: ReadonlySet<string> = new Set([
+export const REFUSALS: ReadonlySet<string> = new Set([
   'permission_denied',
   'approval_denied',
   'path_outside_project',

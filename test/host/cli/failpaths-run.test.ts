@@ -36,9 +36,11 @@ beforeAll(async () => {
       const prompt = promptOf(req.body);
       const turn = req.body.messages.filter((m) => m.role === 'assistant').length;
       if (prompt.includes('take your time')) return textReply('late', { latencyMs: 30_000 });
-      const sleep = /run sleep ([\d.]+)/.exec(prompt)?.[1];
-      if (sleep !== undefined && turn === 0)
-        return toolUseReply([{ name: 'Bash', input: { command: `sleep ${sleep} && echo woke` } }]);
+      const sleep = /run sleep ([\d.]+)( ignoring TERM)?/.exec(prompt);
+      if (sleep !== null && turn === 0) {
+        const trap = sleep[2] ? "trap '' TERM; " : '';
+        return toolUseReply([{ name: 'Bash', input: { command: `${trap}sleep ${sleep[1]} && echo woke` } }]);
+      }
       if (prompt.includes('change things') && turn === 0)
         return toolUseReply([
           { name: 'Write', input: { file_path: 'out.txt', content: 'new\n' } },
@@ -134,17 +136,20 @@ describe('refused effects', () => {
 });
 
 describe('stop signals', () => {
-  for (const sandbox of ['off', 'auto'] as const) {
-    it(`SIGTERM during a command (sandbox ${sandbox}): cancelled, transcript closed, no process left, exit 143`, async () => {
-      const dir = path.join(project.dir, `sig-${sandbox}`);
+  for (const [sandbox, duration, ignoring] of [
+    ['off', '3001.25', ''],
+    ['auto', '3002.25', ''],
+    ['off', '3003.25', ' ignoring TERM'],
+  ] as const) {
+    it(`SIGTERM during a command${ignoring} (sandbox ${sandbox}): cancelled, transcript closed, no process left, exit 143`, async () => {
+      const dir = path.join(project.dir, `sig-${duration}`);
       await mkdir(path.join(dir, '.cadre'), { recursive: true });
       await writeFile(path.join(dir, '.cadre', 'config.json'), JSON.stringify({ sandbox }));
-      const duration = sandbox === 'off' ? '3001.25' : '3002.25';
       const run = startCli(
         [
           'run',
           'doer',
-          `run sleep ${duration}`,
+          `run sleep ${duration}${ignoring}`,
           '--json',
           '--permission-mode',
           'bypassPermissions',

@@ -140,8 +140,9 @@ describe('checkReplay', () => {
     await writeFile(file, `${good().slice(0, -1).join('\n')}\n{"type":"text-delta","text":"`);
     const out = createWriteStream(file, { flags: 'a' });
     const block = Buffer.alloc(8 * 1024 * 1024, 'x');
-    for (let i = 0; i < 75; i++) if (!out.write(block)) await new Promise((r) => out.once('drain', r));
-    await new Promise((r) => out.end(r));
+    for (let i = 0; i < 75; i++)
+      if (!out.write(block)) await new Promise<void>((r) => out.once('drain', () => r()));
+    await new Promise<void>((r) => out.end(() => r()));
     const before = process.memoryUsage().rss;
     const started = performance.now();
     const replay = checkReplay(await readTranscript(file, { events: false }));
