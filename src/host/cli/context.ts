@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { jsonPieces, jsonText } from '../json-pieces.js';
 
 /** Output sinks, so tests and other front ends can capture what a command prints. */
 export interface CliIO {
@@ -45,6 +46,17 @@ const SLICE = 1024 * 1024;
 export function writeLong(write: (text: string) => void, text: string): void {
   if (text.length <= SLICE) return write(text);
   for (let i = 0; i < text.length; i += SLICE) write(text.slice(i, i + SLICE));
+}
+
+/**
+ * Writes `value` as indented JSON and a newline, in pieces: a result of tens of MB is never
+ * turned into one JSON string (see json-pieces.ts).
+ */
+export function writeJson(write: (text: string) => void, value: unknown): void {
+  const json = jsonText(value, 2);
+  if (json === undefined) return;
+  for (const piece of jsonPieces(json)) writeLong(write, piece);
+  write('\n');
 }
 
 /** A mistake in how the command was called: printed without a stack, exit status 2. */

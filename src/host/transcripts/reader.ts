@@ -9,7 +9,7 @@ import { CadreError } from '../../shared/errors.js';
 import { ConversationMessage, type AgentEvent } from '../../shared/events.js';
 import { transcriptPath, type TranscriptHeader, type TranscriptStatusLine } from './records.js';
 import { closeDanglingToolUses } from './resume.js';
-import { MAX_TRANSCRIPT_LINE_BYTES } from './writer.js';
+import { MAX_TRANSCRIPT_LINE_BYTES } from './serialize.js';
 
 /** A line that is not a usable record: where, and why. */
 export interface TranscriptProblem {

@@ -8,6 +8,7 @@
 // that `flush()` and `close()` report, and the loop stops.
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { CadreError, isCadreError } from '../../shared/errors.js';
+import { serialize, writeLines, type Line } from './serialize.js';
 import {
   TRANSCRIPT_VERSION,
   transcriptPath,
@@ -39,63 +40,6 @@ export interface OpenTranscriptOptions {
    * the OS instead of three. An existing file is still appended to.
    */
   fresh?: boolean;
-}
-
-/**
- * The longest line a transcript holds, in bytes (the reader refuses longer ones). A record that
- * would make a longer line is replaced by a `transcript-error` line that says so.
- */
-export const MAX_TRANSCRIPT_LINE_BYTES = 64 * 1024 * 1024;
-/** Lines are joined into writes of about this many characters. */
-const WRITE_CHARS = 1024 * 1024;
-/** A longer line is written in slices of this many characters (each becomes a buffer of its own). */
-const SLICE_CHARS = 8 * 1024 * 1024;
-
-function errorLine(clock: () => number, message: string, type: unknown): string {
-  const about = typeof type === 'string' ? ` (a "${type.slice(0, 40)}" record)` : '';
-  return `${JSON.stringify({ type: 'transcript-error', at: clock(), message: `${message}${about}` })}\n`;
-}
-
-function serialize(record: object, clock: () => number): string {
-  const type = (record as { type?: unknown }).type;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(record);
-  } catch (error) {
-    return errorLine(clock, `unserialisable record: ${(error as Error).message}`, type);
-  }
-  if (typeof text !== 'string') return errorLine(clock, 'unserialisable record', type);
-  // UTF-8 takes at most three bytes per UTF-16 unit: only long lines need counting.
-  if (text.length * 3 > MAX_TRANSCRIPT_LINE_BYTES && Buffer.byteLength(text) > MAX_TRANSCRIPT_LINE_BYTES)
-    return errorLine(
-      clock,
-      `record of ${text.length} characters not written: over the ${MAX_TRANSCRIPT_LINE_BYTES}-byte line cap`,
-      type,
-    );
-  return `${text}\n`;
-}
-
-/** The end of `lines` from `from`: as many lines as fit in one write (at least one). */
-function nextWrite(lines: readonly string[], from: number): number {
-  let to = from;
-  let size = 0;
-  while (to < lines.length && (to === from || size + (lines[to] as string).length <= WRITE_CHARS)) {
-    size += (lines[to] as string).length;
-    to++;
-  }
-  return to;
-}
-
-/** Writes `lines` in order: joined up to WRITE_CHARS per write, a longer line in slices. */
-async function writeLines(handle: FileHandle, lines: readonly string[]): Promise<void> {
-  for (let at = 0; at < lines.length;) {
-    const end = nextWrite(lines, at);
-    const first = lines[at] as string;
-    if (end === at + 1 && first.length > SLICE_CHARS) {
-      for (let i = 0; i < first.length; i += SLICE_CHARS) await handle.write(first.slice(i, i + SLICE_CHARS));
-    } else await handle.write(end === at + 1 ? first : lines.slice(at, end).join(''));
-    at = end;
-  }
 }
 
 /** Is the last byte of a non-empty file a newline? (A crash mid-line leaves a torn tail.) */
@@ -150,7 +94,7 @@ export function startTranscript(
   const file = transcriptPath(dir, agentId);
   const clock = options.clock ?? Date.now;
   const startedAt = clock();
-  let queue: string[] = [];
+  let queue: Line[] = [];
   let handle: FileHandle | undefined;
   // The file is opened, and lines are written, after the current turn of the event loop: a launch
   // posts its run to a worker before the host spends anything on the file system, and the lines

@@ -83,7 +83,9 @@ describe('checkReplay', () => {
     const lines = good();
     lines.splice(4, 1); // the user message with the tool result
     await expect(replayOf('missing', lines)).rejects.toMatchObject({
-      message: expect.stringMatching(/line 5: two assistant messages in a row; the user message between them is missing/),
+      message: expect.stringMatching(
+        /line 5: two assistant messages in a row; the user message between them is missing/,
+      ),
     });
   });
 

@@ -7,7 +7,8 @@ import { mkdtemp, rm, stat, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_TRANSCRIPT_LINE_BYTES, openTranscript } from '../../../src/host/transcripts/writer.js';
+import { MAX_TRANSCRIPT_LINE_BYTES } from '../../../src/host/transcripts/serialize.js';
+import { openTranscript } from '../../../src/host/transcripts/writer.js';
 
 let dir: string;
 beforeEach(async () => {

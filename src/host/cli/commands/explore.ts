@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { TaskOutput } from '../../../shared/task.js';
 import { EffectTally } from '../../agents/effect-tally.js';
 import type { CliContext } from '../context.js';
-import { UsageError, writeLong } from '../context.js';
+import { UsageError, writeJson, writeLong } from '../context.js';
 import { promptsFrom } from '../prompt-input.js';
 import { onStopSignals } from '../stop-signals.js';
 import { progressPrinter } from './progress.js';
@@ -73,7 +73,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
             ...o,
             refused: tallies[i]?.counts().refused ?? 0,
           }));
-          writeLong(ctx.io.stdout, `${JSON.stringify(rows, null, 2)}\n`);
+          writeJson(ctx.io.stdout, rows);
         } else {
           outputs.forEach((o, i) => {
             ctx.io.stdout(`${i > 0 ? '\n' : ''}## ${list[i]}\n\n`);

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { TaskOutput } from '../../../shared/task.js';
 import { EffectTally, refusalNote, type EffectCounts } from '../../agents/effect-tally.js';
 import type { CliContext } from '../context.js';
-import { UsageError, writeLong } from '../context.js';
+import { UsageError, writeJson, writeLong } from '../context.js';
 import { promptsFrom } from '../prompt-input.js';
 import { onStopSignals } from '../stop-signals.js';
 import { progressPrinter } from './progress.js';
@@ -60,8 +60,7 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
         if (signals.received) stop();
         const output = await handle.result;
         const counts = tally.counts();
-        if (flags.json)
-          writeLong(ctx.io.stdout, `${JSON.stringify({ ...output, refused: counts.refused }, null, 2)}\n`);
+        if (flags.json) writeJson(ctx.io.stdout, { ...output, refused: counts.refused });
         else {
           writeLong(ctx.io.stdout, output.result);
           if (!output.result.endsWith('\n')) ctx.io.stdout('\n');
