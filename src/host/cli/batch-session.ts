@@ -125,6 +125,79 @@ interface Planned {
   finished: ReadonlyMap<string, string>;
 }
 
+/** Prints the closing summary (and with --json the summary object); returns the exit code. */
+function summarizer(ctx: CliContext, settings: BatchSettings, planned: Planned, tally: BatchTally) {
+  return (exitCode: number, stopped?: string): number => {
+    if (tally.total > 0) ctx.io.stderr(`${tally.summary()}\n  results: ${settings.outPath}\n`);
+    if (settings.json) {
+      const summary = tally.toSummary({
+        alreadyDone: planned.plan.alreadyDone,
+        invalidLines: planned.parsed.issues.length,
+        results: settings.outPath,
+        exitCode,
+        ...(stopped !== undefined ? { stopped } : {}),
+      });
+      ctx.io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
+    }
+    return exitCode;
+  };
+}
+
+/** Appends results; the first failed write aborts the batch (`stop`), later results are counted as lost. */
+function resultRecorder(
+  ctx: CliContext,
+  writer: ResultsWriter,
+  stop: () => void,
+  onWritten: (result: BatchResult) => void,
+) {
+  const state = { failure: undefined as Error | undefined, unwritten: 0 };
+  const record = async (result: BatchResult) => {
+    if (state.failure) return void state.unwritten++;
+    try {
+      await writer.append(result);
+    } catch (error) {
+      state.failure = error as Error;
+      state.unwritten++;
+      ctx.io.stderr(
+        `\nbatch: ${state.failure.message} — stopping: no new task starts, running tasks are cancelled\n`,
+      );
+      stop();
+      return;
+    }
+    noteTask('ended', result.id);
+    onWritten(result);
+  };
+  return { record, state };
+}
+
+/** Runs the planned tasks: an earlier crash's suspects one at a time first, then the rest. */
+async function runPhases(
+  runtime: Runtime,
+  plan: BatchPlan,
+  settings: BatchSettings,
+  signal: AbortSignal,
+  record: (result: BatchResult) => Promise<void>,
+): Promise<void> {
+  for (const result of plan.gaveUp) await record(result);
+  const options = {
+    signal,
+    ...(settings.timeout ? { timeout: settings.timeout } : {}),
+    ...(settings.maxTurns ? { maxTurns: settings.maxTurns } : {}),
+    ...(settings.model ? { model: settings.model } : {}),
+    ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
+    onStart: (task: { id: string }) => noteTask('started', task.id),
+  };
+  // Suspects run alone: if one takes the process down again, it alone is blamed.
+  for (const [tasks, concurrency] of [
+    [plan.alone, 1],
+    [plan.rest, settings.concurrency],
+  ] as const) {
+    if (signal.aborted || tasks.length === 0) continue;
+    for await (const result of runtime.batch(tasks, { ...options, ...(concurrency ? { concurrency } : {}) }))
+      await record(result);
+  }
+}
+
 /** Runs the plan: writes results, watches signals and write errors, prints the summary. */
 async function execute(
   ctx: CliContext,
@@ -137,32 +210,12 @@ async function execute(
   const tally = new BatchTally(toRun + plan.gaveUp.length + resumed.length);
   for (const result of resumed) tally.add(result);
   const statuses = new Map<string, string>(planned.finished);
-  const summarize = (exitCode: number, stopped?: string) => {
-    if (tally.total > 0) ctx.io.stderr(`${tally.summary()}\n  results: ${settings.outPath}\n`);
-    if (settings.json)
-      ctx.io.stdout(
-        `${JSON.stringify(
-          tally.toSummary({
-            alreadyDone: plan.alreadyDone,
-            invalidLines: parsed.issues.length,
-            results: settings.outPath,
-            exitCode,
-            ...(stopped !== undefined ? { stopped } : {}),
-          }),
-          null,
-          2,
-        )}\n`,
-      );
-    return exitCode;
-  };
-  const outcome = (): number => {
-    const allCompleted = parsed.tasks.every((t) => statuses.get(t.id) === 'completed');
-    return allCompleted || settings.allowFailures ? 0 : 1;
-  };
+  const summarize = summarizer(ctx, settings, planned, tally);
+  const outcome = () =>
+    parsed.tasks.every((t) => statuses.get(t.id) === 'completed') || settings.allowFailures ? 0 : 1;
   if (toRun === 0 && plan.gaveUp.length === 0 && resumed.length === 0) {
-    const counts = [...new Set(statuses.values())].map(
-      (s) => `${s} ${[...statuses.values()].filter((v) => v === s).length}`,
-    );
+    const all = [...statuses.values()];
+    const counts = [...new Set(all)].map((s) => `${s} ${all.filter((v) => v === s).length}`);
     const code = outcome();
     ctx.io.stderr(
       `batch: nothing to do: ${plan.alreadyDone} tasks already have results in ${settings.outPath} (${counts.join(', ')})` +
@@ -182,58 +235,28 @@ async function execute(
     );
     controller.abort();
   });
-  let writeFailure: Error | undefined;
-  let unwritten = 0;
-  const record = async (result: BatchResult) => {
-    if (writeFailure) return void unwritten++;
-    try {
-      await writer.append(result);
-    } catch (error) {
-      writeFailure = error as Error;
-      unwritten++;
-      ctx.io.stderr(
-        `\nbatch: ${writeFailure.message} — stopping: no new task starts, running tasks are cancelled\n`,
-      );
-      controller.abort();
-      return;
-    }
-    noteTask('ended', result.id);
-    statuses.set(result.id, result.status);
-    tally.add(result);
-    reporter.tick();
-  };
+  const { record, state } = resultRecorder(
+    ctx,
+    writer,
+    () => controller.abort(),
+    (result) => {
+      statuses.set(result.id, result.status);
+      tally.add(result);
+      reporter.tick();
+    },
+  );
   try {
-    for (const result of plan.gaveUp) await record(result);
-    const options = {
-      signal: controller.signal,
-      ...(settings.timeout ? { timeout: settings.timeout } : {}),
-      ...(settings.maxTurns ? { maxTurns: settings.maxTurns } : {}),
-      ...(settings.model ? { model: settings.model } : {}),
-      ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
-      onStart: (task: { id: string }) => noteTask('started', task.id),
-    };
-    // Suspects of an earlier crash run alone: if one kills the process again, it alone is blamed.
-    for (const [tasks, concurrency] of [
-      [plan.alone, 1],
-      [plan.rest, settings.concurrency],
-    ] as const) {
-      if (controller.signal.aborted || tasks.length === 0) continue;
-      for await (const result of runtime.batch(tasks, {
-        ...options,
-        ...(concurrency ? { concurrency } : {}),
-      }))
-        await record(result);
-    }
+    await runPhases(runtime, plan, settings, controller.signal, record);
   } finally {
     reporter.stop();
     signals.dispose();
     await writer.close();
   }
-  if (writeFailure) {
+  if (state.failure) {
     ctx.io.stderr(
-      `batch: stopped: ${writeFailure.message}. ${unwritten} result(s) could not be written; those tasks run again when you resume with the same --out.\n`,
+      `batch: stopped: ${state.failure.message}. ${state.unwritten} result(s) could not be written; those tasks run again when you resume with the same --out.\n`,
     );
-    return summarize(1, writeFailure.message);
+    return summarize(1, state.failure.message);
   }
   if (signals.received) return summarize(signals.exitCode ?? 130, signals.received);
   return summarize(outcome());
