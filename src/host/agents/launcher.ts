@@ -296,13 +296,20 @@ function buildSpec(
     maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
     permissionMode: grant.mode,
     cwd: node.cwd,
-    caps: {
-      ...DEFAULT_CAPS,
-      maxReplyChars: core.config.maxReplyChars,
-      maxToolInputChars: core.config.maxToolInputChars,
-    },
+    caps: runCaps(core.config),
     ...(fault ? { fault } : {}),
   };
+}
+
+/**
+ * A run's caps: the defaults, with the reply caps from config. The conversation cap is never below
+ * one whole reply, so raising the reply caps cannot end a run at its next turn for the reply the
+ * caps just allowed.
+ */
+function runCaps(config: { maxReplyChars: number; maxToolInputChars: number }): WorkerRunSpec['caps'] {
+  const { maxReplyChars, maxToolInputChars } = config;
+  const maxConversationChars = Math.max(DEFAULT_CAPS.maxConversationChars, maxReplyChars + maxToolInputChars);
+  return { ...DEFAULT_CAPS, maxReplyChars, maxToolInputChars, maxConversationChars };
 }
 
 /** An abort reason that is a fault of the host (the transcript could not be opened), not a cancel. */

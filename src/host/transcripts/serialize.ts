@@ -2,11 +2,11 @@
 // record holding a very long string (a result of tens of MB) kept as pieces that are escaped as
 // they are written (json-pieces.ts), and lines joined into writes of about 1 MiB.
 import type { FileHandle } from 'node:fs/promises';
-import { jsonBytes, jsonPieces, jsonText, type JsonText } from '../json-pieces.js';
+import { jsonBytes, jsonPieces, jsonText, LONG_STRING_CHARS, type JsonText } from '../json-pieces.js';
 
 /**
  * The longest line a transcript holds, in bytes (the reader refuses longer ones). A record that
- * would make a longer line is replaced by a `transcript-error` line that says so.
+ * would make a longer line is written with its long strings cut (see `serialize`).
  */
 export const MAX_TRANSCRIPT_LINE_BYTES = 64 * 1024 * 1024;
 /** Lines are joined into writes of about this many characters. */
@@ -29,8 +29,39 @@ function exactBytes(json: JsonText): number {
   return n;
 }
 
-/** One record as a line; never throws (what cannot be written becomes a `transcript-error` line). */
+/** Marks a string cut short to fit the line cap. */
+function cut(text: string): string {
+  return `${text.slice(0, LONG_STRING_CHARS)}… [${text.length - LONG_STRING_CHARS} more characters not kept in the transcript]`;
+}
+
+/** A copy of `value` with every string of LONG_STRING_CHARS or more cut to that length. */
+function cutLongStrings(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.length >= LONG_STRING_CHARS ? cut(value) : value;
+  if (typeof value !== 'object' || value === null || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((v) => cutLongStrings(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutLongStrings(v, depth + 1)]));
+}
+
+/**
+ * One record as a line; never throws (what cannot be written becomes a `transcript-error` line).
+ * A record over the line cap keeps its shape with its long strings cut (`transcriptTruncated`):
+ * a run's status line and its messages must stay readable, whatever their size.
+ */
 export function serialize(record: object, clock: () => number): Line {
+  const line = toLine(record, clock);
+  if (line !== 'over') return line;
+  const shorter = { ...(cutLongStrings(record) as object), transcriptTruncated: true };
+  const retry = toLine(shorter, clock);
+  return retry !== 'over'
+    ? retry
+    : errorLine(
+        clock,
+        `record over the ${MAX_TRANSCRIPT_LINE_BYTES}-byte line cap not written`,
+        (record as { type?: unknown }).type,
+      );
+}
+
+function toLine(record: object, clock: () => number): Line | 'over' {
   const type = (record as { type?: unknown }).type;
   let json: JsonText | undefined;
   try {
@@ -44,12 +75,7 @@ export function serialize(record: object, clock: () => number): Line {
     bounds.min > MAX_TRANSCRIPT_LINE_BYTES ||
     (bounds.max > MAX_TRANSCRIPT_LINE_BYTES &&
       ('text' in json ? Buffer.byteLength(json.text) : exactBytes(json)) > MAX_TRANSCRIPT_LINE_BYTES);
-  if (over)
-    return errorLine(
-      clock,
-      `record of at least ${bounds.min} bytes not written: over the ${MAX_TRANSCRIPT_LINE_BYTES}-byte line cap`,
-      type,
-    );
+  if (over) return 'over';
   return 'text' in json ? `${json.text}\n` : { long: json };
 }
 

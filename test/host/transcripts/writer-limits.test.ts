@@ -3,7 +3,7 @@
 // spin it, or leave flush() unsettled.
 import { constants } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,14 +57,25 @@ describe('transcript writer limits', () => {
     expect((await stat(t.path)).size).toBeGreaterThan(constants.MAX_STRING_LENGTH);
   }, 60_000);
 
-  it('replaces a record over the line cap with an error line that says what was left out', async () => {
+  it('keeps a record over the line cap, and the status line, with their long strings cut', async () => {
     const t = await openTranscript(dir, 'long');
-    t.append({ type: 'agent-end', text: 'y'.repeat(MAX_TRANSCRIPT_LINE_BYTES + 10) });
+    const huge = 'y'.repeat(MAX_TRANSCRIPT_LINE_BYTES + 10);
+    t.append({ type: 'agent-end', output: { status: 'completed', result: huge } });
     t.append({ type: 'notice', message: 'after' });
-    await t.close({ status: 'completed', output: null });
+    await t.close({ status: 'completed', output: { result: huge } });
     const lines = await lineSummary(t.path);
-    expect(lines.map((l) => l.type)).toEqual(['header', 'transcript-error', 'notice', 'status']);
-    expect(lines[1]?.length).toBeLessThan(1000);
+    expect(lines.map((l) => l.type)).toEqual(['header', 'agent-end', 'notice', 'status']);
+    expect(lines[1]?.length).toBeLessThan(2 * 1024 * 1024);
+    const all = (await readFile(t.path, 'utf8')).trimEnd().split('\n');
+    const [end, status] = [all[1], all.at(-1)];
+    const parsed = JSON.parse(end ?? '') as { transcriptTruncated: boolean; output: { result: string } };
+    expect(parsed.transcriptTruncated).toBe(true);
+    expect(parsed.output.result).toMatch(/… \[\d+ more characters not kept in the transcript\]$/);
+    expect(JSON.parse(status ?? '')).toMatchObject({
+      type: 'status',
+      status: 'completed',
+      transcriptTruncated: true,
+    });
   });
 
   it('reports a file whose writes fail, stops writing, and never spins', async () => {
