@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { TaskOutput } from '../../../shared/task.js';
 import { EffectTally } from '../../agents/effect-tally.js';
+import type { TaskHandle } from '../../runtime.js';
 import type { CliContext } from '../context.js';
 import { UsageError, writeJson, writeLong } from '../context.js';
 import { promptsFrom } from '../prompt-input.js';
@@ -39,33 +40,42 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
         signals.dispose();
         return Promise.reject(error);
       });
-      stop = () => void runtime.close();
+      // A signal cancels every run started so far, and each one that starts after it.
+      const started: TaskHandle[] = [];
+      stop = () => started.forEach((h) => h.stop());
       const level = flags.thoroughness.replace('-', ' ');
       try {
         const tallies = list.map(() => new EffectTally());
+        const launch = async (handle: Promise<TaskHandle>) => {
+          const h = await handle;
+          started.push(h);
+          if (signals.received) h.stop();
+          return h;
+        };
         const handles = await Promise.all(
           list.map((question, i) =>
-            runtime.task(
-              {
-                subagent_type: 'explore',
-                description: question.slice(0, 60),
-                prompt: `${question}\n\nThoroughness: ${level}.`,
-                ...(timeout ? { timeout } : {}),
-                ...(maxTurns ? { max_turns: maxTurns } : {}),
-              },
-              {
-                // Progress lines name the question each agent works on.
-                onEvent: progressPrinter(
-                  ctx.io,
-                  (e) => (e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId),
-                  tallies[i],
-                ),
-                events: false,
-              },
+            launch(
+              runtime.task(
+                {
+                  subagent_type: 'explore',
+                  description: question.slice(0, 60),
+                  prompt: `${question}\n\nThoroughness: ${level}.`,
+                  ...(timeout ? { timeout } : {}),
+                  ...(maxTurns ? { max_turns: maxTurns } : {}),
+                },
+                {
+                  // Progress lines name the question each agent works on.
+                  onEvent: progressPrinter(
+                    ctx.io,
+                    (e) => (e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId),
+                    tallies[i],
+                  ),
+                  events: false,
+                },
+              ),
             ),
           ),
         );
-        if (signals.received) stop();
         const outputs: TaskOutput[] = await Promise.all(handles.map((h) => h.result));
         if (flags.json) {
           const rows = outputs.map((o, i) => ({
