@@ -136,12 +136,13 @@ describe('refused effects', () => {
 });
 
 describe('stop signals', () => {
-  for (const [sandbox, duration, ignoring] of [
-    ['off', '3001.25', ''],
-    ['auto', '3002.25', ''],
-    ['off', '3003.25', ' ignoring TERM'],
+  for (const [signal, code, sandbox, duration, ignoring] of [
+    ['SIGTERM', 143, 'off', '3001.25', ''],
+    ['SIGTERM', 143, 'auto', '3002.25', ''],
+    ['SIGTERM', 143, 'off', '3003.25', ' ignoring TERM'],
+    ['SIGHUP', 129, 'auto', '3004.25', ''],
   ] as const) {
-    it(`SIGTERM during a command${ignoring} (sandbox ${sandbox}): cancelled, transcript closed, no process left, exit 143`, async () => {
+    it(`${signal} during a command${ignoring} (sandbox ${sandbox}): cancelled, transcript closed, no process left, exit ${code}`, async () => {
       const dir = path.join(project.dir, `sig-${duration}`);
       await mkdir(path.join(dir, '.cadre'), { recursive: true });
       await writeFile(path.join(dir, '.cadre', 'config.json'), JSON.stringify({ sandbox }));
@@ -163,9 +164,9 @@ describe('stop signals', () => {
       );
       // Anchored: the cadre command line holds the prompt too.
       expect(await until(() => pgrep(`^sleep ${duration}`).length > 0, 15_000)).toBe(true);
-      run.child.kill('SIGTERM');
+      run.child.kill(signal);
       const r = await run.done;
-      expect(r.code, r.stderr).toBe(143);
+      expect(r.code, r.stderr).toBe(code);
       const out = JSON.parse(r.stdout) as { status: string; transcriptPath: string };
       expect(out.status).toBe('cancelled');
       const last = (await readFile(out.transcriptPath, 'utf8')).trimEnd().split('\n').at(-1) ?? '';
@@ -174,19 +175,29 @@ describe('stop signals', () => {
     });
   }
 
-  it('SIGHUP to explore cancels every agent and exits 129', async () => {
-    const run = startCli(
-      ['explore', 'take your time', 'take your time too', '--json', '--cwd', project.dir],
-      env,
-      project.dir,
-    );
-    await until(() => server.inFlight >= 2, 10_000);
-    run.child.kill('SIGHUP');
-    const r = await run.done;
-    expect(r.code).toBe(129);
-    const outs = JSON.parse(r.stdout) as { status: string }[];
-    expect(outs.map((o) => o.status)).toEqual(['cancelled', 'cancelled']);
-  });
+  for (const [signal, code] of [
+    ['SIGHUP', 129],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`${signal} to explore cancels every agent, closes their transcripts, and exits ${code}`, async () => {
+      const run = startCli(
+        ['explore', 'take your time', 'take your time too', '--json', '--cwd', project.dir],
+        env,
+        project.dir,
+      );
+      const before = server.inFlight;
+      await until(() => server.inFlight >= before + 2, 10_000);
+      run.child.kill(signal);
+      const r = await run.done;
+      expect(r.code).toBe(code);
+      const outs = JSON.parse(r.stdout) as { status: string; transcriptPath: string }[];
+      expect(outs.map((o) => o.status)).toEqual(['cancelled', 'cancelled']);
+      for (const o of outs) {
+        const last = (await readFile(o.transcriptPath, 'utf8')).trimEnd().split('\n').at(-1) ?? '';
+        expect(JSON.parse(last)).toMatchObject({ type: 'status', status: 'cancelled' });
+      }
+    });
+  }
 });
 
 describe('input', () => {
