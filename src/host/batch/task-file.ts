@@ -7,7 +7,7 @@ import { LineCounter, parseDocument, isSeq, isMap, type Document } from 'yaml';
 import { closest } from '../../shared/closest.js';
 import { formatZodError } from '../../shared/zod-format.js';
 import { modelNameProblem } from '../agents/model-resolve.js';
-import { RANGES } from '../config/ranges.js';
+import { RANGES } from '../../shared/ranges.js';
 
 /** The longest line of a JSONL tasks file (a long prompt fits; a runaway line is refused). */
 export const MAX_TASK_LINE_CHARS = 4 * 1024 * 1024;

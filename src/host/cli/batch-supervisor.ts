@@ -68,6 +68,7 @@ export const MAX_CRASHES_WITHOUT_PROGRESS = 3;
 /** Restarts of one invocation, whatever the progress. */
 const MAX_RESTARTS = 100;
 
+/** How to start the batch process again, and where its progress shows. */
 export interface SuperviseOptions {
   /** The `cadre` script and the arguments to run it with again. */
   script: string;

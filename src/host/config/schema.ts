@@ -2,7 +2,7 @@
 // Strict at every level so a mistyped key is reported instead of silently doing nothing.
 import * as z from 'zod';
 import { PermissionMode } from '../../shared/task.js';
-import { RANGES, type NumberRange, type RangedKey } from './ranges.js';
+import { RANGES, type NumberRange, type RangedKey } from '../../shared/ranges.js';
 
 const nonEmpty = z.string().min(1, 'must not be empty');
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
@@ -74,7 +74,7 @@ export const IsolationMode = z.enum(['thread', 'process']);
 /** An isolation mode. */
 export type IsolationMode = z.infer<typeof IsolationMode>;
 
-/** A number in the range config/ranges.ts gives `key`. */
+/** A number in the range shared/ranges.ts gives `key`. */
 const ranged = (key: RangedKey) => {
   const range: NumberRange = RANGES[key];
   const base = range.integer ? z.number().int() : z.number();

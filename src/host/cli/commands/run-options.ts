@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { PermissionMode } from '../../../shared/task.js';
 import { modelConfigFor, modelNameProblem } from '../../agents/model-resolve.js';
-import { RANGES, rangeProblem, type RangedKey } from '../../config/ranges.js';
+import { RANGES, rangeProblem, type RangedKey } from '../../../shared/ranges.js';
 import { formatIssue } from '../../registry/index.js';
 import { createRuntime, type Runtime } from '../../runtime.js';
 import { globalOptions, UsageError, type CliContext } from '../context.js';
@@ -34,7 +34,7 @@ export function addRunFlags(command: Command): Command {
     .option('--isolation <mode>', 'thread (default) or process (hard memory cap per run)');
 }
 
-/** A number flag checked against its range (config/ranges.ts), or a usage error naming it. */
+/** A number flag checked against its range (shared/ranges.ts), or a usage error naming it. */
 export function rangedFlag(flag: string, value: string | undefined, key: RangedKey): number | undefined {
   if (value === undefined) return undefined;
   const n = value.trim() === '' ? NaN : Number(value);

@@ -1,5 +1,5 @@
-// The accepted range of every number a user gives cadre, in one table: the config schema and the
-// CLI flags check against it, and the README lists it. A value outside its range is an error that
+// The accepted range of every number a user gives cadre, in one table: the config schema, agent
+// definitions, task inputs and the CLI flags check against it, and the README lists it. A value outside its range is an error that
 // names the field or flag, never clamped in silence (`--concurrency 100000` once started 311 threads).
 
 /** A closed range; `integer` for counts. */
