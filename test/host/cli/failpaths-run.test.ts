@@ -281,12 +281,18 @@ describe('config', () => {
     expect(run.stderr).toMatch(/invalid configuration:\n.*duplicate key "permissions" \(lines 2 and 4\)/);
   });
 
-  it('a config nested 5,000 levels deep, and a value out of its range, are errors naming the file', async () => {
+  it('a config nested 5,000 levels deep, one over 4 MiB, and a value out of its range are errors naming the file', async () => {
     const deep = await withConfig('deep', `{"agents": ${'{"a": '.repeat(5000)}1${'}'.repeat(5000)}}`);
     const r = await runCli(['agents', 'validate', '--cwd', deep], env, deep);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/deep\/\.cadre\/config\.json:1: nested deeper than 64 levels/);
     expect(`${r.stdout}${r.stderr}`).not.toMatch(/Maximum call stack|\n\s+at /);
+    const huge = await withConfig('huge', `{"$schema": "${'x'.repeat(5 * 1024 * 1024)}"}`);
+    const size = await runCli(['agents', 'validate', '--cwd', huge], env, huge);
+    expect(size.code).toBe(1);
+    expect(size.stdout).toMatch(
+      /huge\/\.cadre\/config\.json:1: the file is \d+ characters long, over the 4194304-character limit/,
+    );
     const big = await withConfig('range', '{ "concurrency": 100000 }');
     const range = await runCli(['agents', 'validate', '--cwd', big], env, big);
     expect(range.stdout).toMatch(/concurrency: must be at most 1024 \(got 100000\)/);
