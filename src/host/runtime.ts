@@ -68,6 +68,18 @@ export interface TaskHandle {
   stop(): void;
 }
 
+/** How a caller follows one task. */
+export interface TaskOptions {
+  /** Called with every event of the task's tree, as it happens. */
+  onEvent?: (event: AgentEvent) => void;
+  /**
+   * Keep the events for `handle.events` (default true). A caller that never iterates them (it
+   * has `onEvent`, or wants only the result) passes false: otherwise every event of the run, each
+   * streamed piece of text included, is held until the task ends.
+   */
+  events?: boolean;
+}
+
 /** The runtime. */
 export interface Runtime {
   readonly registry: RegistryResult;
@@ -78,7 +90,7 @@ export interface Runtime {
   /** What creating the runtime did that a person should hear of (records moved out of the project). */
   readonly notices: readonly string[];
   /** Starts a task. Rejects at once for invalid input or an unknown agent type. */
-  task(input: TaskInput, options?: { onEvent?: (event: AgentEvent) => void }): Promise<TaskHandle>;
+  task(input: TaskInput, options?: TaskOptions): Promise<TaskHandle>;
   /** Runs a task to its end. */
   run(input: TaskInput): Promise<TaskOutput>;
   /** Runs many tasks with bounded concurrency; yields each result as its task ends. */
@@ -188,7 +200,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!parsed.success)
       throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
     const channel = new EventChannel<AgentEvent>();
-    const listeners = [(event: AgentEvent) => channel.push(event)];
+    if (taskOptions?.events === false) channel.close();
+    const listeners = taskOptions?.events === false ? [] : [(event: AgentEvent) => channel.push(event)];
     if (taskOptions?.onEvent) listeners.push(taskOptions.onEvent);
     const tree = new AgentTree(`tree-${++treeSeq}`, config.tokenBudget, listeners);
     const { node } = await launch(core, parsed.data, tree);
@@ -235,6 +248,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
 /** Kernel tests inject faults with a prompt of the form `fault:<kind>`. */
 function faultFromPrompt(input: TaskInput): WorkerRunSpec['fault'] | undefined {
-  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang)\b/.exec(input.prompt);
+  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang|abort)\b/.exec(input.prompt);
   return match ? (match[1] as WorkerRunSpec['fault']) : undefined;
 }

@@ -137,7 +137,11 @@ export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEv
     }
 
     turns++;
-    const turn = yield* runModelTurn(client, request, signal, { announceToolCalls: !grace, event });
+    const turn = yield* runModelTurn(client, request, signal, {
+      announceToolCalls: !grace,
+      event,
+      caps: spec.caps,
+    });
     usage = addUsage(usage, turn.usage);
     if (turn.estimated && !estimateNoted) {
       estimateNoted = true;

@@ -36,6 +36,8 @@ describe('loadConfig', () => {
       maxToolCallsPerMessage: 64,
       maxTasksPerMessage: 16,
       maxSubagents: 200,
+      maxReplyChars: 2_000_000,
+      maxToolInputChars: 2_000_000,
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
     expect(config.paths).toEqual({

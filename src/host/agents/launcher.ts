@@ -7,7 +7,12 @@ import type { LoadedAgent } from '../../shared/agent-definition.js';
 import { renderPrompt } from '../../shared/agent-definition.js';
 import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
 import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
-import { DEFAULT_CAPS, type ExtraToolDef, type WorkerRunSpec } from '../../shared/run-spec.js';
+import {
+  DEFAULT_CAPS,
+  maxModelLineBytes,
+  type ExtraToolDef,
+  type WorkerRunSpec,
+} from '../../shared/run-spec.js';
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
@@ -67,11 +72,23 @@ export async function launch(
     ...(core.cassette !== undefined ? { cassette: core.cassette } : {}),
     ...(core.options.record ? { record: true } : {}),
   });
+  if (core.options.record && model.provider === 'offline')
+    throw new CadreError(
+      'invalid_input',
+      `--record: this run would use the embedded offline model, which sends no model requests to record; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) or pass --model provider:model to record a real model`,
+    );
 
   let history: ConversationMessage[] = [];
+  let repairs: string[] = [];
   let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;
   if (input.resume) {
-    history = await claimResume(core, input.resume, def.name, tree, parent !== undefined);
+    ({ messages: history, warnings: repairs } = await claimResume(
+      core,
+      input.resume,
+      def.name,
+      tree,
+      parent !== undefined,
+    ));
     agentId = input.resume;
   }
   let cwd: string;
@@ -135,6 +152,8 @@ export async function launch(
     description: input.description ?? def.description,
     prompt: input.prompt,
   });
+  for (const repair of repairs)
+    deliver({ ...stamp, type: 'notice', level: 'warn', message: `resumed with a repair: ${repair}` });
   if (model.provider === 'offline' && depth === 0) {
     deliver({
       ...stamp,
@@ -207,6 +226,7 @@ export async function launch(
             ...ctx,
             notice: (message) =>
               deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'warn', message }),
+            onRefused: (refusal) => deliver({ ...stamp, at: Date.now(), type: 'effect-refused', ...refusal }),
           }),
         onEvent: (event) => {
           if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
@@ -228,6 +248,7 @@ export async function launch(
                 projectDir: node.cwd,
                 mode: grant.mode,
                 audit: core.audit,
+                maxLineBytes: maxModelLineBytes(spec.caps),
               },
             }
           : {}),
@@ -281,12 +302,31 @@ function buildSpec(
     maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
     permissionMode: grant.mode,
     cwd: node.cwd,
-    caps: {
-      ...DEFAULT_CAPS,
-      maxToolCallsPerMessage: core.config.maxToolCallsPerMessage,
-      maxTasksPerMessage: core.config.maxTasksPerMessage,
-    },
+    caps: runCaps(core.config),
     ...(fault ? { fault } : {}),
+  };
+}
+
+/**
+ * A run's caps: the defaults, with the reply and fan-out caps from config. The conversation cap is never below
+ * one whole reply, so raising the reply caps cannot end a run at its next turn for the reply the
+ * caps just allowed.
+ */
+function runCaps(
+  config: Pick<
+    RuntimeCore['config'],
+    'maxReplyChars' | 'maxToolInputChars' | 'maxToolCallsPerMessage' | 'maxTasksPerMessage'
+  >,
+): WorkerRunSpec['caps'] {
+  const { maxReplyChars, maxToolInputChars, maxToolCallsPerMessage, maxTasksPerMessage } = config;
+  const maxConversationChars = Math.max(DEFAULT_CAPS.maxConversationChars, maxReplyChars + maxToolInputChars);
+  return {
+    ...DEFAULT_CAPS,
+    maxReplyChars,
+    maxToolInputChars,
+    maxConversationChars,
+    maxToolCallsPerMessage,
+    maxTasksPerMessage,
   };
 }
 

@@ -5,18 +5,20 @@ import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LoadedAgent, RegistryResult } from '../../shared/agent-definition.js';
 import type { Capabilities } from '../../shared/capabilities.js';
-import { CadreError } from '../../shared/errors.js';
+import { closest } from '../../shared/closest.js';
+import { CadreError, isCadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { TaskInput, TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
+import type { EffectRefusal } from '../capabilities/effect-context.js';
 import { effectHandlers } from '../capabilities/fs-handlers.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
-import { readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
+import { checkReplay, readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
 import { delegationHandlers } from './delegation-handlers.js';
 import { cancelReason, type RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
@@ -92,11 +94,14 @@ export class RuntimeCore {
   /** The definition of `name`, or a `not_found` error listing the available ones. */
   agent(name: string): LoadedAgent {
     const def = this.byName.get(name);
-    if (!def)
+    if (!def) {
+      const hint = closest(name, this.agentNames());
       throw new CadreError(
         'not_found',
-        `unknown agent type "${name}"; available: ${this.agentNames().join(', ')}`,
+        `unknown agent type "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; available: ${this.agentNames().join(', ')}`,
+        hint ? { suggestion: hint } : undefined,
       );
+    }
     return def;
   }
 
@@ -135,14 +140,15 @@ export class RuntimeCore {
   }
 
   /**
-   * The conversation of a finished run, for resume, and the tree it belongs to. Refuses unknown and
-   * running runs, a run of another agent type, and, for a subagent's resume (`tree` given), a run
-   * its own tree did not start: one tree never loads what another saw.
+   * The conversation of a finished run, for resume, what had to be repaired to rebuild it, and the
+   * tree it belongs to. Refuses unknown and running runs, a run of another agent type, for a
+   * subagent's resume (`tree` given) a run its own tree did not start (one tree never loads what
+   * another saw), and a transcript that does not replay into a valid conversation (naming the line).
    */
   async resumable(
     agentId: string,
     scope: { agentType: string; tree?: string },
-  ): Promise<{ messages: ConversationMessage[]; tree?: string }> {
+  ): Promise<{ messages: ConversationMessage[]; warnings: string[]; tree?: string }> {
     if (this.running.has(agentId))
       throw new CadreError(
         'invalid_input',
@@ -151,10 +157,14 @@ export class RuntimeCore {
     if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(agentId) || agentId.includes('..'))
       throw new CadreError('invalid_input', `"${agentId.slice(0, 80)}" is not an agent id`);
     const file = path.join(this.transcriptsDir, `${agentId}.jsonl`);
-    const transcript = await readTranscript(file, { events: false }).catch(() => undefined);
+    // A subagent gets one answer for "no such run", "another tree's run" and "unreadable": a model
+    // learns nothing of other trees. A person is told why a transcript could not be read.
+    const transcript = await readTranscript(file, { events: false }).catch((error: unknown) => {
+      if (scope.tree !== undefined || (isCadreError(error) && error.code === 'not_found')) return undefined;
+      throw error;
+    });
     const tree = typeof transcript?.header?.['tree'] === 'string' ? transcript.header['tree'] : undefined;
     if (!transcript || (scope.tree !== undefined && tree !== scope.tree)) {
-      // One answer for "no such run" and "another tree's run": a model learns nothing of other trees.
       const where =
         scope.tree !== undefined
           ? 'in this agent tree; a subagent can resume only runs its own tree started (a person can resume any run with `cadre run <agent> <prompt> --resume ID`)'
@@ -167,13 +177,19 @@ export class RuntimeCore {
         'invalid_input',
         `run ${agentId} is a${/^[aeiou]/.test(recorded) ? 'n' : ''} "${recorded}" run; it can be resumed only as "${recorded}", not "${scope.agentType}"`,
       );
-    return { messages: transcript.messages, ...(tree !== undefined ? { tree } : {}) };
+    const { messages, warnings } = checkReplay(transcript);
+    return { messages, warnings, ...(tree !== undefined ? { tree } : {}) };
   }
 
   /** The capability handlers of one run. */
   handlersFor(
     node: RunNode,
-    ctx: { signal: AbortSignal; pauseClock: () => () => void; notice?: (message: string) => void },
+    ctx: {
+      signal: AbortSignal;
+      pauseClock: () => () => void;
+      notice?: (message: string) => void;
+      onRefused?: (refusal: EffectRefusal) => void;
+    },
   ): Partial<Capabilities> {
     return {
       ...effectHandlers({
@@ -192,8 +208,9 @@ export class RuntimeCore {
         signal: ctx.signal,
         pauseClock: ctx.pauseClock,
         ...(ctx.notice ? { notice: ctx.notice } : {}),
+        ...(ctx.onRefused ? { onRefused: ctx.onRefused } : {}),
       }),
-      ...delegationHandlers(this, node),
+      ...delegationHandlers(this, node, ctx.onRefused),
     };
   }
 

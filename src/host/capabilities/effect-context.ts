@@ -1,7 +1,7 @@
 // What every effect of a run goes through, in one path: its context (who calls, under which rules),
 // the request parsed, the one policy function asked, a person asked when it says `ask`, and the
 // outcome audited. fs-handlers.ts and the other effect handlers are built on these.
-import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
+import { CadreError, fail, ok, type Envelope, type ErrorCode } from '../../shared/errors.js';
 import type { PermissionMode } from '../../shared/task.js';
 import { formatZodError } from '../../shared/zod-format.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
@@ -31,8 +31,38 @@ export interface EffectContext {
   signal: AbortSignal;
   /** Stops the run's clock while a person answers an approval. */
   pauseClock: () => () => void;
-  /** Tells the person something about the run (a `notice` event): which rule would allow a refused secret. */
+  /** Tells the person something about the run (a `notice` event): secrets a search left out. */
   notice?: (message: string) => void;
+  /** Told of every call the policy or an approval refused (the host's `effect-refused` event). */
+  onRefused?: (refusal: EffectRefusal) => void;
+}
+
+/** A refused capability call, as the run's events report it. */
+export interface EffectRefusal {
+  capability: string;
+  summary: string;
+  code: string;
+  reason: string;
+  /** Allow rules that would let the call through, when the policy can name them. */
+  allow?: string[];
+}
+
+/**
+ * The error for a call the policy or a person refused. It carries the allow rules that would let
+ * the call through (`details.allow`), so the refusal the person sees can name them.
+ */
+export function refusalError(
+  code: ErrorCode,
+  reason: string,
+  allow: readonly string[] | undefined,
+): CadreError {
+  return new CadreError(code, reason, allow && allow.length > 0 ? { allow: [...allow] } : undefined);
+}
+
+/** The allow rules a refusal's wire error carries (see refusalError). */
+export function allowRules(details: Record<string, unknown> | undefined): string[] | undefined {
+  const allow = details?.['allow'];
+  return Array.isArray(allow) && allow.every((r) => typeof r === 'string') ? (allow as string[]) : undefined;
 }
 
 /** Parses a request or throws `invalid_input` naming the field. */
@@ -56,7 +86,8 @@ export async function authorize(
 ): Promise<string> {
   const verdict = decide({ ...input, ...judgeContext(ctx) });
   if (verdict.decision === 'allow') return verdict.reason;
-  if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
+  if (verdict.decision === 'deny')
+    throw refusalError(verdict.code ?? 'permission_denied', verdict.reason, verdict.suggestions);
   const resume = ctx.pauseClock();
   try {
     const answer = await ctx.approvals.request({
@@ -68,7 +99,8 @@ export async function authorize(
       ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
       signal: ctx.signal,
     });
-    if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
+    if (answer.decision !== 'allow')
+      throw refusalError('approval_denied', answer.reason, verdict.suggestions);
     return answer.reason;
   } finally {
     resume();
@@ -88,8 +120,8 @@ export function judgeContext(ctx: EffectContext): JudgeContext {
   };
 }
 
-/** Codes that mean the policy or a person refused the call (audited as `deny`). */
-const REFUSALS: ReadonlySet<string> = new Set([
+/** Codes that mean the policy or a person refused the call (audited as `deny`, reported as `effect-refused`). */
+export const REFUSALS: ReadonlySet<string> = new Set([
   'permission_denied',
   'approval_denied',
   'path_outside_project',
@@ -123,15 +155,20 @@ export function audited<T>(
     (error: unknown) => {
       const envelope = fail(error);
       if (!envelope.ok) {
-        const { code, message } = envelope.error;
-        // The model reads the refusal in its tool result; the person reads it here.
-        if (code === 'sensitive_path') ctx.notice?.(`${capability} refused: ${message}`);
-        record({
-          decision: REFUSALS.has(code) ? 'deny' : 'allow',
-          reason: message,
-          ok: false,
-          errorCode: code,
-        });
+        const { code, message, details } = envelope.error;
+        const refused = REFUSALS.has(code);
+        record({ decision: refused ? 'deny' : 'allow', reason: message, ok: false, errorCode: code });
+        // The model reads the refusal in its tool result; the person reads it in the run's events.
+        if (refused) {
+          const allow = allowRules(details);
+          ctx.onRefused?.({
+            capability,
+            summary: summary.slice(0, 200),
+            code,
+            reason: message,
+            ...(allow ? { allow } : {}),
+          });
+        }
       }
       return envelope;
     },

@@ -1,12 +1,11 @@
 // Facts about a file call that its path alone does not give, found by the capability layer and
 // judged by the one policy function: what a file being read begins with (a private key, one of
 // cadre's records), what a write would replace (a record) or change (a package.json's scripts),
-// and the notice that tells the person which rule would let a refused secret through.
+// and the notice that tells the person which secrets a search left out and the rule that lets one in.
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { CadreError } from '../../shared/errors.js';
-import { judgeContext, type EffectContext } from './effect-context.js';
+import { judgeContext, refusalError, type EffectContext } from './effect-context.js';
 import { codeKeysChanged } from './fs/manifest.js';
 import { readText } from './fs/read.js';
 import { sniffContent } from './fs/sniff.js';
@@ -22,7 +21,8 @@ export function judgeContent(ctx: EffectContext, target: ResolvedPath, head: Uin
   const content = sniffContent(head);
   if (content === undefined) return;
   const verdict = decide({ capability: 'fs.read', path: target, content, ...judgeContext(ctx) });
-  if (verdict.decision !== 'allow') throw new CadreError(verdict.code ?? 'sensitive_path', verdict.reason);
+  if (verdict.decision !== 'allow')
+    throw refusalError(verdict.code ?? 'sensitive_path', verdict.reason, verdict.suggestions);
 }
 
 /**

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
+import { DEFAULT_CAPS } from '../../shared/run-spec.js';
 import type {
   ConfigFile,
   IsolationMode,
@@ -53,6 +54,10 @@ export interface CadreConfig {
   maxTasksPerMessage: number;
   /** Most subagents launched per agent tree. */
   maxSubagents: number;
+  /** Most characters of text one model reply may stream (caps.maxReplyChars). */
+  maxReplyChars: number;
+  /** Most characters of tool-call input one model reply may stream (caps.maxToolInputChars). */
+  maxToolInputChars: number;
 }
 
 /** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
@@ -80,6 +85,8 @@ export const CONFIG_DEFAULTS = {
   maxToolCallsPerMessage: 64,
   maxTasksPerMessage: 16,
   maxSubagents: 200,
+  maxReplyChars: DEFAULT_CAPS.maxReplyChars,
+  maxToolInputChars: DEFAULT_CAPS.maxToolInputChars,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -129,6 +136,9 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
     maxTasksPerMessage:
       project.maxTasksPerMessage ?? user.maxTasksPerMessage ?? CONFIG_DEFAULTS.maxTasksPerMessage,
     maxSubagents: project.maxSubagents ?? user.maxSubagents ?? CONFIG_DEFAULTS.maxSubagents,
+    maxReplyChars: project.maxReplyChars ?? user.maxReplyChars ?? CONFIG_DEFAULTS.maxReplyChars,
+    maxToolInputChars:
+      project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;

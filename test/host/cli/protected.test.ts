@@ -1,7 +1,8 @@
 // Writes that would run code later, through the real CLI, the real SDK and the fake Messages API:
 // in acceptEdits and in bypassPermissions, Write and Edit to every protected path (and to a path
-// config `sandbox.protect` adds) ask, which a non-interactive run answers "no"; a package.json edit
-// that touches scripts asks, one that does not goes through; an ordinary write goes through.
+// config `sandbox.protect` adds) ask, which a non-interactive run answers "no" (shown as refused,
+// with the rule that would allow it); a package.json edit that touches scripts asks, one that does
+// not goes through; an ordinary write goes through.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,7 +88,17 @@ describe.each(['acceptEdits', 'bypassPermissions'])('in %s mode', (mode) => {
       s.env,
       project.dir,
     );
-    expect(r.code).toBe(0);
+    // Refused writes mean the task's effects did not all happen: exit 1, each refusal shown once
+    // with the rule that would allow it, and a note that counts them.
+    expect(r.code).toBe(1);
+    const refusals = r.stderr.split('\n').filter((line) => line.includes('✗ refused:'));
+    expect(refusals).toHaveLength(PROTECTED.length + 2);
+    for (const line of refusals) expect(line).toMatch(/Allow it with "Edit\(.+\)"\.$/);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `note: ${PROTECTED.length + 2} writes and commands of ${PROTECTED.length + 4} this run tried were refused`,
+      ),
+    );
     const body = JSON.parse(s.bodies(tag).at(-1) ?? '{}') as { messages: { content: unknown }[] };
     const results = body.messages.at(-1)?.content as { is_error?: boolean }[];
     expect(results).toHaveLength(PROTECTED.length + 4);

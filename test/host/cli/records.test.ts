@@ -208,7 +208,10 @@ describe('the audit log is tamper-evident', () => {
       'bypassPermissions',
       '--json',
     );
-    expect(r.code).toBe(0);
+    // The first command was refused, so not every effect the run tried happened: exit 1, counted.
+    expect(r.code).toBe(1);
+    expect((JSON.parse(r.stdout) as { refused: number }).refused).toBe(1);
+    expect(r.stderr).toMatch(/✗ refused: sed -i '2d' .*audit\.jsonl' — exec\.run was not run/);
     const bodies = s.bodies('cover').map((b) => JSON.parse(b) as { messages: { content: unknown }[] });
     const named = (bodies[1]?.messages.at(-1)?.content as { is_error?: boolean }[])[0];
     expect(named?.is_error).toBe(true);

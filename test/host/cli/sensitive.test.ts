@@ -72,11 +72,21 @@ describe('sensitive files', () => {
     expect(results[NAMES.length]).toMatch(/private key \(it begins with one\)/);
     // Grep searched the rest and found the innocent file.
     expect(results.at(-1)).toContain('src/app.ts');
-    // The person is told too, with the same way in.
+    // The person is told too, with the same way in: one line per refused read, counted at the end.
     expect(r.stderr).toMatch(
-      /! fs\.read refused: "notes\/backup\.txt" is a sensitive file .*Read\(notes\/backup\.txt\)/,
+      /✗ refused: notes\/backup\.txt — "notes\/backup\.txt" is a sensitive file .*Read\(notes\/backup\.txt\)/,
     );
-    expect(r.stderr).toMatch(/! a search left out a sensitive file/);
+    const refusals = r.stderr.split('\n').filter((line) => line.includes('✗ refused:'));
+    expect(refusals).toHaveLength(NAMES.length + 1);
+    [...NAMES, KEY_FILE].forEach((name) =>
+      expect(
+        refusals.filter((line) => line.includes(`"Read(${name})"`)),
+        name,
+      ).toHaveLength(1),
+    );
+    expect(r.stderr).toMatch(new RegExp(`tool calls \\(${NAMES.length + 1} refused\\)`));
+    // What the search left out is not a refused call: a notice, with the way in for the first one.
+    expect(r.stderr).toMatch(/! a search left out a sensitive file.*Read\(/);
   });
 
   it('an allow rule that names the key file lets it through', async () => {

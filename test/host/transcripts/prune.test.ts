@@ -144,6 +144,40 @@ describe('cadre transcripts prune', () => {
     },
   );
 
+  it('a --dir that does not exist (or is a file) is an error, not a success', async () => {
+    const missing = await cadre([
+      'transcripts',
+      'prune',
+      '--older-than',
+      '30d',
+      '--dir',
+      '/nonexistent/runs',
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--dir: /nonexistent/runs does not exist');
+    expect(missing.stdout).not.toMatch(/removed/);
+    const file = path.join(root, 'a-file');
+    await writeFile(file, 'x');
+    const notDir = await cadre(['transcripts', 'prune', '--older-than', '30d', '--dir', file]);
+    expect(notDir.code).toBe(2);
+    expect(notDir.stderr).toContain(`--dir: ${file} is not a directory`);
+  });
+
+  it('says there is nothing to prune when no run has written a transcripts directory yet', async () => {
+    const project = path.join(root, 'fresh');
+    await mkdir(project, { recursive: true });
+    const records = recordsLocation({
+      cwd: await realpath(project),
+      home: path.join(root, 'home'),
+      config: {},
+    });
+    const run = await cadre(['--cwd', project, 'transcripts', 'prune', '--older-than', '30d']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `nothing to prune: there is no transcripts directory at ${records.transcriptsDir}`,
+    );
+  });
+
   it('exits 2 without --older-than', async () => {
     const run = await cadre(['transcripts', 'prune']);
     expect(run.code).toBe(2);

@@ -40,10 +40,12 @@ export function secretRead(
   if (!first || named(hits)) return undefined;
   const real = forms[forms.length - 1];
   const via = first[0] === real && forms.length > 1 ? ` (it leads to ${real})` : '';
+  const rule = `Read(${ruleSpecFor(first[0], ctx)})`;
   return {
     decision: 'deny',
     code: 'sensitive_path',
-    reason: `"${rp.requested}"${via} is a sensitive file (${first[1].label}) and is not read by default; allow it with an allow rule that names it, such as "Read(${ruleSpecFor(first[0], ctx)})"`,
+    reason: `"${rp.requested}"${via} is a sensitive file (${first[1].label}) and is not read by default; allow it with an allow rule that names it, such as "${rule}"`,
+    suggestions: [rule],
   };
 }
 

@@ -75,6 +75,6 @@ export interface PolicyDecision {
   origin?: string;
   /** For `deny`: the error code the capability should return. */
   code?: ErrorCode;
-  /** For `ask`: allow rules that would let this call (and similar ones) through. */
+  /** For `ask` (and a refused secret): allow rules that would let this call (and similar ones) through. */
   suggestions?: string[];
 }

@@ -1,5 +1,6 @@
 // `cadre transcripts prune --older-than 30d`: removes old run transcripts from the project's
 // transcripts directory (`transcriptsDir` in config, else the project's records directory).
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { parseDuration } from '../../transcripts/duration.js';
@@ -30,6 +31,16 @@ export function registerTranscripts(program: Command, ctx: CliContext): void {
         opts.dir !== undefined
           ? path.resolve(options.cwd, opts.dir)
           : (await projectRecords(options, ctx)).transcriptsDir;
+      // A directory named on the command line must exist: a typo must not read as "pruned".
+      const found = await stat(dir).catch(() => undefined);
+      if (opts.dir !== undefined && !found?.isDirectory())
+        throw new UsageError(`--dir: ${dir} ${found ? 'is not a directory' : 'does not exist'}`);
+      if (found === undefined) {
+        ctx.io.stdout(
+          `nothing to prune: there is no transcripts directory at ${dir} (no run has written one yet)\n`,
+        );
+        return;
+      }
       const result = await pruneTranscripts(dir, age.ms, { dryRun: opts.dryRun === true });
       const verb = opts.dryRun ? 'would remove' : 'removed';
       for (const file of result.removed) ctx.io.stdout(`${verb} ${file}\n`);
