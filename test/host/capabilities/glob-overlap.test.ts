@@ -4,6 +4,7 @@ import {
   globCandidates,
   globTokens,
   globWitness,
+  literalPositions,
 } from '../../../src/host/capabilities/policy/glob-overlap.js';
 import { matchGlob } from '../../../src/shared/glob.js';
 
@@ -59,5 +60,22 @@ describe('globCandidates', () => {
   it('gives up (undefined) when a glob could match too many guarded names to check', () => {
     const vocabulary = Array.from({ length: 200 }, (_, i) => `.name${i}`);
     expect(globCandidates('/p/.*', vocabulary, false)).toBeUndefined();
+  });
+});
+
+describe('literalPositions', () => {
+  const ways = (glob: string, text: string) => literalPositions(globTokens(glob), text);
+
+  it('gives the characters the literal text takes, one list per way the glob matches', () => {
+    expect(ways('a*', 'a.env')).toEqual([[0]]);
+    expect(ways('*.pem', 'x.pem')).toEqual([[1, 2, 3, 4]]);
+    expect(ways('.e?v', '.env')).toEqual([[0, 1, 3]]);
+    expect(ways('*', '.env')).toEqual([[]]);
+    expect(ways('*s*', 'sass')?.sort()).toEqual([[0], [2], [3]]);
+  });
+
+  it('is empty when the glob does not match, and undefined past the limit', () => {
+    expect(ways('b*', 'a.env')).toEqual([]);
+    expect(literalPositions(globTokens('*a*'), 'a'.repeat(40), 8)).toBeUndefined();
   });
 });

@@ -90,6 +90,12 @@ const GUARD_TRICKS = [
   'cat .e{n,x}v',
   'cat .en?',
   'cat .e*',
+  'cat *.env',
+  'cat prod.env',
+  'cat id_*',
+  'cat *_key',
+  'cat credentials*',
+  'cat cred*',
   'cat ./.env',
   'cat sub/../.env',
   'cat${IFS}.env',
@@ -156,6 +162,61 @@ describe('tricks against the secret guard and the protected paths', () => {
   });
 });
 
+describe("cadre's records", () => {
+  const RECORDS = ['/home/u/.cadre/projects', '/work/proj/run.cassette.jsonl'];
+  const exec = (command: string, mode: PermissionMode, rules: PolicyRules = {}) =>
+    decide({
+      capability: 'exec.run',
+      command,
+      projectDir: P,
+      homeDir: '/home/u',
+      mode,
+      rules,
+      records: RECORDS,
+    });
+  const MODES: PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions'];
+  const wide: PolicyRules = { allow: ['Bash', 'Read(//home/u/**)', 'Edit(//home/u/**)'] };
+
+  it.each([
+    'cat ~/.cadre/projects/x/audit.jsonl',
+    'cat < ~/.cadre/projects/x/audit.jsonl',
+    "sed -i '2d' ~/.cadre/pro*/x/audit.jsonl",
+    'cat ~/.cadre/projects/*/transcripts/*.jsonl',
+    'cat ~/.CADRE/Projects/x/audit.jsonl',
+    'cd ~/.cadre && cat projects/x/audit.jsonl',
+    'D=~/.cadre/projects; cat $D/x/audit.jsonl',
+    'rm -rf ~/.cadre/projects',
+    'cp x run.cassette.jsonl',
+    'cat run.cass*',
+  ])('%j asks in every mode, whatever the rules', (command) => {
+    for (const mode of MODES) {
+      for (const rules of [{}, wide]) {
+        const v = exec(command, mode, rules);
+        expect(v.decision, `${mode}: ${v.reason}`).not.toBe('allow');
+        expect(v.reason).toMatch(/cadre's own records/);
+      }
+    }
+  });
+
+  it.each([
+    'echo x >> ~/.cadre/projects/x/audit.jsonl',
+    'echo x > ~/.cad?e/projects/x/audit.jsonl',
+    'ls > ~/.cadre/projects/x/transcripts/forged.jsonl',
+    'echo x > run.cassette.jsonl',
+  ])('%j, a redirection into the records, is denied in every mode', (command) => {
+    for (const mode of MODES) {
+      const v = exec(command, mode, wide);
+      expect(v.decision, `${mode}: ${v.reason}`).toBe('deny');
+      expect(v.code).toBe('forbidden_operation');
+    }
+  });
+
+  it('leaves commands that do not reach the records alone', () => {
+    expect(exec('cat ~/.cadre/config.json', 'bypassPermissions').decision).toBe('allow');
+    expect(exec('ls ~/.cadre/agents/*', 'bypassPermissions').decision).toBe('allow');
+  });
+});
+
 describe('options between the words of a deny rule', () => {
   const denyPush: PolicyRules = { deny: ['Bash(git push:*)', 'Bash(npm run deploy:*)'] };
   it.each([
@@ -186,8 +247,17 @@ describe('arguments that name protected paths or secrets in option values', () =
 describe('what the tricks must not cost', () => {
   it.each([
     'ls src/*',
+    'ls *.ts',
     'cat *.json',
     'rm -rf build/*',
+    // A glob that matches a guarded name only through its wildcard (`a*` matches `a.env` as it
+    // matches anything starting with a) does not name it.
+    'ls a*',
+    'ls e*',
+    'ls p*',
+    'cat README*',
+    'rm -rf test*',
+    'ls src/comp*',
     'git log --oneline -5 HEAD~1',
     'npm test -- --watch=false',
     'grep -rn "TODO" src | head -20',

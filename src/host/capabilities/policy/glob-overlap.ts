@@ -5,7 +5,7 @@
 // syntax here: `*`, `?`, `[...]` (with `!`/`^` negation and ranges) and `\` escapes; `*` and `?`
 // do not match a leading `.` unless dotglob may be on.
 
-type Token =
+export type Token =
   | { kind: 'char'; ch: string }
   | { kind: 'any' }
   | { kind: 'set'; negated: boolean; members: string; ranges: [string, string][] }
@@ -175,4 +175,60 @@ export function globCandidates(
     paths = next;
   }
   return paths;
+}
+
+/**
+ * The ways one segment pattern matches `text` (a name it is known to match), each as the positions
+ * of `text` that the pattern's literal characters take: `a*` matches `a.env` only with `a` from the
+ * pattern, `*s*` matches `sass` three ways. Undefined when there are more than `limit` ways.
+ */
+export function literalPositions(tokens: Token[], text: string, limit = 16): number[][] | undefined {
+  const n = tokens.length;
+  const m = text.length;
+  // can[i][j]: tokens from i on match text from j on.
+  const can = Array.from({ length: n + 1 }, () => new Array<boolean>(m + 1).fill(false));
+  (can[n] as boolean[])[m] = true;
+  for (let i = n - 1; i >= 0; i--) {
+    const t = tokens[i] as Token;
+    const row = can[i] as boolean[];
+    const next = can[i + 1] as boolean[];
+    for (let j = m; j >= 0; j--) {
+      row[j] =
+        t.kind === 'star'
+          ? (next[j] as boolean) || (j < m && text[j] !== '/' && (row[j + 1] as boolean))
+          : j < m && accepts(t, text[j] as string) && (next[j + 1] as boolean);
+    }
+  }
+  const found = new Map<string, number[]>();
+  const taken: number[] = [];
+  // Walks only into states that can still finish, so each step leads to at least one way.
+  const walk = (i: number, j: number): boolean => {
+    if (i === n) {
+      found.set(taken.join(','), [...taken]);
+      return found.size <= limit;
+    }
+    const t = tokens[i] as Token;
+    if (t.kind === 'star') {
+      for (let k = j; k <= m; k++) {
+        if (k > j && text[k - 1] === '/') break;
+        if ((can[i + 1] as boolean[])[k] && !walk(i + 1, k)) return false;
+      }
+      return true;
+    }
+    if (t.kind === 'char') taken.push(j);
+    const ok = walk(i + 1, j + 1);
+    if (t.kind === 'char') taken.pop();
+    return ok;
+  };
+  if (!(can[0] as boolean[])[0]) return [];
+  return walk(0, 0) ? [...found.values()] : undefined;
+}
+
+/** One character a token accepts, other than a leading dot where `noDot` holds. */
+export function acceptedChar(t: Token, noDot: boolean): string | undefined {
+  const tries =
+    t.kind === 'char'
+      ? [t.ch]
+      : ['q', 'x', '0', '_', '-', ...(t.kind === 'set' ? [...t.members, ...t.ranges.map(([lo]) => lo)] : [])];
+  return tries.find((ch) => accepts(t, ch) && !(noDot && ch === '.'));
 }

@@ -20,6 +20,16 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.mcp.json',
   '.claude',
   '.cadre',
+  // Shell startup files: they run in every new shell, which matters when the project is a home
+  // directory (cadre run from ~).
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
 ];
 
 /** The protected list with user additions (config `sandbox.protect`), normalised and deduplicated. */
@@ -33,4 +43,52 @@ export function protectedPaths(extra: readonly string[] = []): string[] {
     if (norm !== '' && !norm.startsWith('/') && !norm.split('/').includes('..')) out.add(norm);
   }
   return [...out];
+}
+
+/** A list split for matching: entries by their first segment, and a test most paths fail at once. */
+interface ProtectedIndex {
+  byFirst: Map<string, { entry: string; segs: string[] }[]>;
+  maybe: RegExp;
+}
+
+/** Each list indexed once (the policy passes the same array for the same additions). */
+const indexes = new WeakMap<readonly string[], ProtectedIndex>();
+
+function indexOf(list: readonly string[]): ProtectedIndex {
+  let index = indexes.get(list);
+  if (!index) {
+    const byFirst = new Map<string, { entry: string; segs: string[] }[]>();
+    for (const entry of list) {
+      const segs = entry.toLowerCase().split('/');
+      const first = segs[0] ?? '';
+      byFirst.set(first, [...(byFirst.get(first) ?? []), { entry, segs }]);
+    }
+    const firsts = [...byFirst.keys()].map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    index = { byFirst, maybe: new RegExp(`(^|/)(${firsts.join('|')})(/|$)`) };
+    indexes.set(list, index);
+  }
+  return index;
+}
+
+/**
+ * The entry of `list` that the root-relative path `rel` is in or under, and the index of the
+ * segment where it starts. An entry matches at any depth, case-insensitively: `.husky` protects
+ * `pkg/.husky/pre-commit` too, and `.HUSKY` is the same directory on a case-insensitive disk.
+ */
+export function protectedEntry(
+  rel: string,
+  list: readonly string[],
+): { entry: string; at: number; length: number } | undefined {
+  if (rel === '') return undefined;
+  const index = indexOf(list);
+  const lower = rel.toLowerCase();
+  if (!index.maybe.test(lower)) return undefined;
+  const segs = lower.split('/');
+  for (let i = 0; i < segs.length; i++) {
+    for (const { entry, segs: parts } of index.byFirst.get(segs[i] as string) ?? []) {
+      if (i + parts.length <= segs.length && parts.every((seg, k) => segs[i + k] === seg))
+        return { entry, at: i, length: parts.length };
+    }
+  }
+  return undefined;
 }

@@ -1,18 +1,26 @@
 // Where the files a shell word names may be: each pattern a word may expand to, resolved from each
 // directory the command may be in, and a glob turned into the concrete paths worth checking (the
 // guarded names it could match). Also the protected entry a path falls in, from the one protected
-// list (protected-paths.ts).
+// list (protected-paths.ts) with the config's additions.
 import path from 'node:path';
-import { globCandidates, globTokens, globWitness, hasGlob, unescapeGlob } from './glob-overlap.js';
+import {
+  acceptedChar,
+  globCandidates,
+  globTokens,
+  globWitness,
+  hasGlob,
+  literalPositions,
+  unescapeGlob,
+} from './glob-overlap.js';
 import type { PathDecideContext } from './path-decide.js';
 import { relativeToRoot } from './path-match.js';
-import { PROTECTED_PATHS, protectedPaths } from './protected-paths.js';
+import { PROTECTED_PATHS, protectedEntry } from './protected-paths.js';
 import { SENSITIVE_PATTERNS } from './sensitive.js';
 import { escapeGlob } from './shell-quote.js';
 import type { PolicyDecision } from './types.js';
 
-/** What a command decision needs. */
-export type ExecContext = PathDecideContext & { homeDir?: string; protect?: readonly string[] };
+/** What a command decision needs (`protect` is the whole protected list, `records` cadre's records). */
+export type ExecContext = PathDecideContext & { homeDir?: string };
 
 /** Where the guards resolve relative paths, and how globs may match. */
 export interface GuardScope {
@@ -24,7 +32,7 @@ export interface GuardScope {
   memo?: Map<readonly string[], Map<string, PolicyDecision | null>>;
 }
 
-/** Names the glob check tries: sensitive names, protected paths and what deny rules name. */
+/** Names the glob check tries: sensitive names, protected paths, cadre's records and what deny rules name. */
 function vocabulary(ctx: ExecContext): string[] {
   const words = new Set<string>();
   const add = (text: string) => {
@@ -32,18 +40,27 @@ function vocabulary(ctx: ExecContext): string[] {
   };
   for (const line of SENSITIVE_PATTERNS)
     for (const token of line.split(/[\s,()]+/)) add(token.replace(/[:;]+$/, ''));
-  for (const p of protectedPaths(ctx.protect ?? [])) add(p);
+  for (const p of ctx.protect ?? PROTECTED_PATHS) add(p);
+  for (const r of ctx.records ?? []) add(r);
   for (const r of [...ctx.rules.deny, ...ctx.rules.ask])
     if (r.specifier !== undefined && r.tool !== 'Bash') add(r.specifier);
   return [...words];
 }
 
-const vocabularies = new WeakMap<object, string[]>();
+// Kept per rules, protected list and records: the policy passes the same arrays for the same text.
+const vocabularies = new WeakMap<object, Map<string, string[]>>();
 function vocabularyOf(ctx: ExecContext): string[] {
-  let v = vocabularies.get(ctx.rules);
+  let byLists = vocabularies.get(ctx.rules);
+  if (!byLists) {
+    byLists = new Map();
+    vocabularies.set(ctx.rules, byLists);
+  }
+  const key = `${(ctx.protect ?? PROTECTED_PATHS).join('\0')}\u0001${(ctx.records ?? []).join('\0')}`;
+  let v = byLists.get(key);
   if (!v) {
     v = vocabulary(ctx);
-    vocabularies.set(ctx.rules, v);
+    if (byLists.size >= 16) byLists.clear();
+    byLists.set(key, v);
   }
   return v;
 }
@@ -90,68 +107,95 @@ const PROBE = 'cadreprobe';
 
 /**
  * The candidate with every segment its glob fills by a wildcard replaced by a neutral name the
- * glob also matches (`cadreprobe`, or `cadreprobe` with the same extension). If that path is still
- * guarded, the glob names the guarded path (`*.pem`, `.e?v`, `~/.ss?/id_rs?`); if not, the glob
- * only matches it as it matches anything (`src/*`, `*.json`), and the sandbox is what guards it.
+ * glob also matches (`cadreprobe`, or `cadreprobe` with the same extension); a segment no such name
+ * fits is kept as it is.
  */
-export function neutral(c: Candidate, dotglob: boolean): string {
+function neutral(c: Candidate, dotglob: boolean): string {
+  return mapGlobSegments(c, (seg, tokens) => {
+    const dot = seg.lastIndexOf('.');
+    const probes = [PROBE, ...(dot > 0 ? [PROBE + seg.slice(dot)] : [])];
+    return (
+      probes.find(
+        (p) => globWitness(tokens, globTokens(escapeGlob(p)), { shellDot: !dotglob }) !== undefined,
+      ) ?? seg
+    );
+  });
+}
+
+/** The candidate with what each glob segment's wildcards match made neutral, its literal text kept: `a*` → `acadreprobe`. */
+function wildcardsNeutral(c: Candidate, dotglob: boolean): string {
+  return mapGlobSegments(c, (seg, tokens) => {
+    let out = '';
+    for (const t of tokens) {
+      const ch = t.kind === 'star' ? PROBE : acceptedChar(t, !dotglob && out === '');
+      // A set nothing neutral fits: the segment stays as the candidate has it.
+      if (ch === undefined) return seg;
+      out += ch;
+    }
+    return out;
+  });
+}
+
+/** A character no rule, list or name uses, standing for a literal character of a glob. */
+const BLANK = '\u0001';
+
+/**
+ * The candidate with the characters each glob segment's literal text matched made blank, what its
+ * wildcards matched kept: `a*` matching `a.env` → `\x01.env`. One variant for each way the glob
+ * matches; undefined when there are too many ways to check.
+ */
+function literalsNeutral(c: Candidate): string[] | undefined {
+  const globSegs = (c.glob ?? '').split('/');
+  let variants: string[][] = [[]];
+  for (const [k, seg] of c.path.split('/').entries()) {
+    const g = globSegs[k] ?? '';
+    let forms = [seg];
+    if (hasGlob(g)) {
+      const ways = literalPositions(globTokens(g), seg);
+      if (ways === undefined || ways.length === 0) return undefined;
+      forms = ways.map((taken) => [...seg].map((ch, i) => (taken.includes(i) ? BLANK : ch)).join(''));
+    }
+    variants = variants.flatMap((v) => forms.map((f) => [...v, f]));
+    if (variants.length > 16) return undefined;
+  }
+  return variants.map((v) => v.join('/'));
+}
+
+function mapGlobSegments(
+  c: Candidate,
+  map: (seg: string, tokens: ReturnType<typeof globTokens>) => string,
+): string {
   if (c.glob === undefined) return c.path;
   const globSegs = c.glob.split('/');
-  const segs = c.path.split('/');
-  return segs
+  return c.path
+    .split('/')
     .map((seg, k) => {
       const g = globSegs[k] ?? '';
-      if (!hasGlob(g)) return seg;
-      const dot = seg.lastIndexOf('.');
-      const probes = [PROBE, ...(dot > 0 ? [PROBE + seg.slice(dot)] : [])];
-      const tokens = globTokens(g);
-      return (
-        probes.find(
-          (p) => globWitness(tokens, globTokens(escapeGlob(p)), { shellDot: !dotglob }) !== undefined,
-        ) ?? seg
-      );
+      return hasGlob(g) ? map(seg, globTokens(g)) : seg;
     })
     .join('/');
 }
 
-interface ProtectedIndex {
-  /** Entries by their first segment (lowercased). */
-  byFirst: Map<string, { entry: string; segs: string[] }[]>;
-  /** Matches a path holding any first segment: most paths fail it and are cleared at once. */
-  maybe: RegExp;
-}
-
-/** The protected list indexed, kept per list. */
-const protectedIndex = new Map<readonly string[], ProtectedIndex>();
-function indexOf(list: readonly string[]): ProtectedIndex {
-  let index = protectedIndex.get(list);
-  if (!index) {
-    const byFirst = new Map<string, { entry: string; segs: string[] }[]>();
-    for (const entry of list) {
-      const segs = entry.toLowerCase().split('/');
-      const first = segs[0] ?? '';
-      byFirst.set(first, [...(byFirst.get(first) ?? []), { entry, segs }]);
-    }
-    const firsts = [...byFirst.keys()].map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    index = { byFirst, maybe: new RegExp(`(^|/)(${firsts.join('|')})(/|$)`) };
-    if (protectedIndex.size > 64) protectedIndex.clear();
-    protectedIndex.set(list, index);
-  }
-  return index;
+/**
+ * Whether a glob names the guarded path it may match, so that naming the glob asks: `*.pem`,
+ * `.e?v`, `id_*`, `~/.ss?/id_rs?`, `~/.ssh/*`, `.e*`. A glob that only matches the path as it
+ * matches anything does not (`src/*`, `*.json`, `a*` matching `a.env`, `*rc` matching `id_rc`):
+ * the sandbox is what guards those. Named means: still guarded with a neutral name where no
+ * neutral name can stand in for a wildcard (as `*.pem` stays `cadreprobe.pem`), and either still
+ * guarded with the wildcards' part made neutral (the glob's own text names it) or no longer guarded,
+ * for some way the glob matches, with the glob's literal characters blanked (they are part of
+ * what makes it guarded).
+ */
+export function namesGuarded(c: Candidate, dotglob: boolean, guarded: (p: string) => boolean): boolean {
+  if (c.glob === undefined) return true;
+  if (!guarded(neutral(c, dotglob))) return false;
+  if (guarded(wildcardsNeutral(c, dotglob))) return true;
+  const blanked = literalsNeutral(c);
+  return blanked === undefined || blanked.some((p) => !guarded(p));
 }
 
 /** The protected entry (one list, protected-paths.ts) a path is in or under, at any depth of a root. */
 export function commandProtected(p: string, ctx: ExecContext): string | undefined {
   const rel = relativeToRoot(p, ctx);
-  if (rel === undefined || rel === '') return undefined;
-  const index = indexOf(ctx.protect ?? PROTECTED_PATHS);
-  const lower = rel.toLowerCase();
-  if (!index.maybe.test(lower)) return undefined;
-  const segs = lower.split('/');
-  for (let i = 0; i < segs.length; i++) {
-    for (const { entry, segs: parts } of index.byFirst.get(segs[i] as string) ?? []) {
-      if (i + parts.length <= segs.length && parts.every((seg, k) => segs[i + k] === seg)) return entry;
-    }
-  }
-  return undefined;
+  return rel === undefined ? undefined : protectedEntry(rel, ctx.protect ?? PROTECTED_PATHS)?.entry;
 }

@@ -1,17 +1,19 @@
 // The path guards of shell commands: the files a command names in its arguments, reads or writes
-// by redirection, checked against the sensitive-file list, the protected paths and the deny rules,
-// in every mode. Words are checked as the patterns they may expand to (globs, braces, variables
+// by redirection, checked against cadre's own records, the sensitive-file list, the protected paths
+// and the deny rules, in every mode. A command that names a record asks whatever the rules say; a
+// redirection into one is denied (path-decide.ts, as for the file tools). Words are checked as the patterns they may expand to (globs, braces, variables
 // given a value in the same command, the literal fragments of anything else), resolved from each
 // directory the command may be in by then (`cd`). What cannot be known before it runs is left to
 // the sandbox: these guards catch what static reading can.
 import { matchPathSpec } from './path-match.js';
 import { decideRedirectTarget, ruleSpecFor, type RedirectVerdict } from './path-decide.js';
+import { recordHolding } from './records.js';
 import type { ParsedRule } from './rules.js';
 import { findSensitive, specNames } from './sensitive.js';
 import {
   candidates,
   commandProtected,
-  neutral,
+  namesGuarded,
   type ExecContext,
   type GuardScope,
 } from './shell-path-candidates.js';
@@ -38,8 +40,19 @@ function denyRule(p: string, tools: readonly string[], ctx: ExecContext): Parsed
   );
 }
 
+/** Asks for a command that names one of cadre's records: no rule or mode lets one through unasked. */
+function recordProblem(p: string, word: string, ctx: ExecContext): PolicyDecision | undefined {
+  if (recordHolding([p], ctx.records) === undefined) return undefined;
+  return {
+    decision: 'ask',
+    reason: `it names ${word}, which may be ${p}, one of cadre's own records (transcripts, the audit log, cassettes)`,
+  };
+}
+
 /** Why naming path `p` in a command asks, if it does. */
 function namedPathProblem(p: string, word: string, ctx: ExecContext): PolicyDecision | undefined {
+  const record = recordProblem(p, word, ctx);
+  if (record) return record;
   const hit = findSensitive(p);
   if (hit && !allowNames(ctx.rules.allow, ['Read'], p, ctx)) {
     return {
@@ -91,7 +104,7 @@ function firstFlagged<T extends PolicyDecision>(
     if (hit === undefined) continue;
     if (c.glob === undefined) return { found: hit };
     // A rule suggested for one name a glob may match would not cover the glob.
-    if (check(neutral(c, scope.dotglob)) !== undefined) {
+    if (namesGuarded(c, scope.dotglob, (p) => check(p) !== undefined)) {
       const { suggestions: _suggestions, ...rest } = hit;
       return { found: rest as T };
     }
@@ -127,7 +140,7 @@ function guardPatterns(word: ShellWord, ctx: ExecContext, scope: GuardScope): Po
   return undefined;
 }
 
-/** The verdict on a file a command reads by redirection: deny rules deny, secrets ask. */
+/** The verdict on a file a command reads by redirection: deny rules deny, records and secrets ask. */
 export function guardRead(word: ShellWord, ctx: ExecContext, scope: GuardScope): PolicyDecision | undefined {
   const check = (p: string): PolicyDecision | undefined => {
     const deny = denyRule(p, ['Read'], ctx);
@@ -143,6 +156,8 @@ export function guardRead(word: ShellWord, ctx: ExecContext, scope: GuardScope):
             decision: 'ask',
             reason: `it reads from ${word.text}, which may be ${p}: deny rule "${deny.text}" covers it`,
           };
+    const record = recordProblem(p, word.text, ctx);
+    if (record) return record;
     const hit = findSensitive(p);
     if (hit && !allowNames(ctx.rules.allow, ['Read'], p, ctx))
       return {
