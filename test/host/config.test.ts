@@ -33,6 +33,8 @@ describe('loadConfig', () => {
       timeout: 300,
       idleTimeout: 120,
       isolation: 'thread',
+      webFetch: { allowPrivate: [], maxBytes: 5 * 1024 * 1024, timeoutSeconds: 30 },
+      webSearch: { allowedDomains: [], blockedDomains: [], endpoints: [] },
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
     expect(config.paths).toEqual({

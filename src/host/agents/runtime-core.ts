@@ -4,6 +4,7 @@
 import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LoadedAgent, RegistryResult } from '../../shared/agent-definition.js';
+import { agentKey } from '../../shared/agent-name.js';
 import type { Capabilities } from '../../shared/capabilities.js';
 import { CadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
@@ -54,7 +55,7 @@ export class RuntimeCore {
     readonly cassette: string | undefined,
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
   ) {
-    this.byName = new Map(registry.agents.map((a) => [a.name, a]));
+    this.byName = new Map(registry.agents.map((a) => [agentKey(a.name), a]));
   }
 
   /** Permission rules from config (one object for the runtime's life, so the policy's parse is reused). */
@@ -67,19 +68,19 @@ export class RuntimeCore {
     return this.rulesCache;
   }
 
-  /** True when an agent type exists. */
+  /** True when an agent type exists (names are matched case-insensitively). */
   hasAgent(name: string): boolean {
-    return this.byName.has(name);
+    return this.byName.has(agentKey(name));
   }
 
-  /** All agent type names, sorted. */
+  /** All agent type names as written, sorted. */
   agentNames(): string[] {
-    return [...this.byName.keys()].sort();
+    return this.registry.agents.map((a) => a.name).sort();
   }
 
-  /** The definition of `name`, or a `not_found` error listing the available ones. */
+  /** The definition of `name` (any case), or a `not_found` error listing the available ones. */
   agent(name: string): LoadedAgent {
-    const def = this.byName.get(name);
+    const def = this.byName.get(agentKey(name));
     if (!def)
       throw new CadreError(
         'not_found',
@@ -91,9 +92,10 @@ export class RuntimeCore {
   /** Agents exposed as tools, offered to runs that may delegate (never to themselves). */
   exposedTools(self: string): ExtraToolDef[] {
     return this.registry.agents
-      .filter((a) => a.exposeAsTool && a.name !== self)
+      .filter((a) => a.exposeAsTool && agentKey(a.name) !== agentKey(self))
       .map((a) => ({
-        name: a.name.replace(/-/g, '_'),
+        // Tool names allow letters, digits, `_` and `-` only.
+        name: a.name.replace(/[^A-Za-z0-9_]/g, '_'),
         description: a.description,
         input_schema: a.input ?? {
           type: 'object',

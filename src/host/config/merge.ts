@@ -11,6 +11,8 @@ import type {
   ProviderConfig,
   SandboxConfig,
   SandboxMode,
+  WebFetchConfig,
+  WebSearchConfig,
 } from './schema.js';
 
 /** The merged configuration with defaults applied. */
@@ -45,6 +47,27 @@ export interface CadreConfig {
   memoryLimitMb?: number;
   /** Absolute directory for transcripts; absent = the runtime's default. */
   transcriptsDir?: string;
+  webFetch: WebFetchSettings;
+  webSearch: WebSearchSettings;
+}
+
+/** The merged `webFetch` block: the private hosts add up across the two files. */
+export interface WebFetchSettings {
+  /** Hosts, addresses and CIDR ranges WebFetch may reach although they are private. */
+  allowPrivate: string[];
+  /** Most bytes of one response body. */
+  maxBytes: number;
+  /** Seconds one fetch may take, redirects included. */
+  timeoutSeconds: number;
+}
+
+/** The merged `webSearch` block: every list adds up across the two files. */
+export interface WebSearchSettings {
+  allowedDomains: string[];
+  blockedDomains: string[];
+  maxUses?: number;
+  /** Base URLs besides Anthropic's API that offer the server-side web search tool. */
+  endpoints: string[];
 }
 
 /** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
@@ -69,6 +92,8 @@ export const CONFIG_DEFAULTS = {
   sandbox: 'auto',
   isolation: 'thread',
   defaultMode: 'default',
+  webFetchMaxBytes: 5 * 1024 * 1024,
+  webFetchTimeoutSeconds: 30,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -113,6 +138,8 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
     timeout: project.timeout ?? user.timeout ?? CONFIG_DEFAULTS.timeout,
     idleTimeout: project.idleTimeout ?? user.idleTimeout ?? CONFIG_DEFAULTS.idleTimeout,
     isolation: project.isolation ?? user.isolation ?? CONFIG_DEFAULTS.isolation,
+    webFetch: mergeWebFetch(user.webFetch, project.webFetch),
+    webSearch: mergeWebSearch(user.webSearch, project.webSearch),
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;
@@ -145,6 +172,37 @@ function mergeSandbox(
   if (bwrapPath !== undefined) settings.bwrapPath = bwrapPath;
   return settings;
 }
+
+// --- WebFetch and WebSearch ---
+
+function mergeWebFetch(
+  user: WebFetchConfig | undefined,
+  project: WebFetchConfig | undefined,
+): WebFetchSettings {
+  return {
+    allowPrivate: unique([...(project?.allowPrivate ?? []), ...(user?.allowPrivate ?? [])]),
+    maxBytes: project?.maxBytes ?? user?.maxBytes ?? CONFIG_DEFAULTS.webFetchMaxBytes,
+    timeoutSeconds: project?.timeout ?? user?.timeout ?? CONFIG_DEFAULTS.webFetchTimeoutSeconds,
+  };
+}
+
+function mergeWebSearch(
+  user: WebSearchConfig | undefined,
+  project: WebSearchConfig | undefined,
+): WebSearchSettings {
+  const list = (key: 'allowedDomains' | 'blockedDomains' | 'endpoints') =>
+    unique([...(project?.[key] ?? []), ...(user?.[key] ?? [])]);
+  const settings: WebSearchSettings = {
+    allowedDomains: list('allowedDomains'),
+    blockedDomains: list('blockedDomains'),
+    endpoints: list('endpoints'),
+  };
+  const maxUses = project?.maxUses ?? user?.maxUses;
+  if (maxUses !== undefined) settings.maxUses = maxUses;
+  return settings;
+}
+
+// --- end WebFetch and WebSearch ---
 
 function resolvePath(p: string, base: string, home: string): string {
   if (p === '~') return home;

@@ -61,7 +61,7 @@ describe('cadre agents list', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+SOURCE\s+MODEL\s+TOOLS\s+DESCRIPTION$/);
+    expect(lines[0]).toMatch(/^NAME\s+SOURCE\s+PATH\s+MODEL\s+TOOLS\s+DESCRIPTION$/);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'NAME',
       'bash',
@@ -71,8 +71,8 @@ describe('cadre agents list', () => {
       'plan',
       'tester',
     ]);
-    expect(run.stdout).toMatch(/tester\s+project\s+haiku\s+Read, Bash\s+Runs the tests/);
-    expect(run.stdout).toMatch(/general-purpose\s+builtin\s+inherit\s+all\s/);
+    expect(run.stdout).toMatch(/tester\s+project\s+tester\.md\s+haiku\s+Read, Bash\s+Runs the tests/);
+    expect(run.stdout).toMatch(/general-purpose\s+builtin\s+general-purpose\.md\s+inherit\s+all\s/);
   });
 
   it('--json: one object per agent with name, description, source, path, tools and model', async () => {
@@ -228,9 +228,11 @@ describe('cadre agents validate', () => {
     expect(good).toMatchObject({ code: 0, stdout: '1 agent loaded, 0 errors, 0 warnings\n' });
     const dir = await cadre(['agents', 'validate', 'drafts', 'missing.md']);
     expect(dir.code).toBe(1);
-    expect(dir.stdout).toContain(`error: ${path.join(project, 'drafts/empty.md')}: empty file`);
+    expect(dir.stdout).toContain(
+      `warning: ${path.join(project, 'drafts/empty.md')}:1: empty file: not an agent definition, skipped`,
+    );
     expect(dir.stdout).toContain(`error: ${path.join(project, 'missing.md')}: no such file or directory`);
-    expect(dir.stdout).toMatch(/1 agent loaded, 2 errors, 0 warnings\n$/);
+    expect(dir.stdout).toMatch(/1 agent loaded, 1 error, 1 warning\n$/);
   });
 
   it('--json prints agents, errors and warnings', async () => {

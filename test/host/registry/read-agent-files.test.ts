@@ -52,14 +52,16 @@ describe('readAgentFiles', () => {
     expect(items).toEqual(['file is 5.0 MiB, over the 4.0 MiB limit; not loaded']);
   });
 
-  it('a symlink to a FIFO or a directory is an error, not a hang', async () => {
+  it('a symlink to a FIFO is an error, not a hang; a symlink back to the folder is not walked again', async () => {
     const fifo = path.join(dir, 'pipe');
     if (spawnSync('mkfifo', [fifo]).status !== 0) return; // no mkfifo on this system
     await symlink(fifo, path.join(dir, 'fifo.md'));
     await symlink(dir, path.join(dir, 'dir.md'));
-    const { items } = await readAgentFiles(dir, (r) => [path.basename(r.path), contentOf(r)]);
+    await writeFiles(dir, { 'a.md': 'agent' });
+    const { items, errors } = await readAgentFiles(dir, (r) => [path.basename(r.path), contentOf(r)]);
+    expect(errors).toEqual([]);
     expect(items).toEqual([
-      ['dir.md', 'not a regular file'],
+      ['a.md', 'agent'],
       ['fifo.md', 'not a regular file'],
     ]);
   });
