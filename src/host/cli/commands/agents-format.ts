@@ -89,7 +89,9 @@ export function agentPage(agent: LoadedAgent): string {
     lines.push(['output', marked('output', agent.output === 'handoff' ? 'handoff' : 'JSON schema')]);
   if (agent.exposeAsTool) lines.push(['exposed', 'as a tool']);
   if (agent.isolation !== undefined) lines.push(['isolation', marked('isolation', agent.isolation)]);
-  const notes = (agent.notInEffect ?? []).map((n) => `${n.item}: ${n.reason}`);
+  const notes = (agent.notInEffect ?? []).map(
+    (n) => `${n.field === 'tools' ? n.item : `${n.field}: ${n.item}`}: ${n.reason}`,
+  );
   if (notes.length > 0) lines.push(['not in effect', notes.join(`\n${' '.repeat(16)}`)]);
   const head = lines.map(([k, v]) => `${`${k}:`.padEnd(Math.max(14, k.length + 2))}${v}`).join('\n');
   return `${head}\n\n--- prompt ---\n${agent.prompt === '' ? '(empty)' : agent.prompt}\n`;
