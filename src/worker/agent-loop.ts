@@ -9,11 +9,18 @@ import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
 import { Conversation, textOfBlocks, type Block } from './loop/conversation.js';
 import { runModelTurn, type ToolUse } from './loop/model-turn.js';
 import { runToolCalls, type PendingCall } from './loop/run-tools.js';
-import type { ModelClient, ModelRequest, ToolDefinition } from './models/model-client.js';
+import type {
+  ModelClient,
+  ModelRequest,
+  ServerToolDefinition,
+  ToolDefinition,
+} from './models/model-client.js';
 
 /** The tools a run offers, as the loop uses them. */
 export interface LoopTools {
   definitions: ToolDefinition[];
+  /** Tools the provider runs itself (web search); their calls and results arrive in the reply. */
+  serverTools?: ServerToolDefinition[];
   /** Runs one call. Failures the model should see come back as `isError` results. */
   run(name: string, input: unknown, signal?: AbortSignal): Promise<{ content: string; isError: boolean }>;
 }
@@ -128,10 +135,16 @@ export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEv
       tools: tools.definitions,
       maxTokens: spec.model.maxTokens,
     };
+    if (tools.serverTools !== undefined && tools.serverTools.length > 0)
+      request.serverTools = tools.serverTools;
     if (grace) {
       // The API rejects tool blocks in a conversation without tool definitions: keep them, forbid their use.
-      if (convo.hasToolBlocks && tools.definitions.length > 0) request.toolChoice = 'none';
-      else request.tools = [];
+      const anyTools = tools.definitions.length > 0 || request.serverTools !== undefined;
+      if (convo.hasToolBlocks && anyTools) request.toolChoice = 'none';
+      else {
+        request.tools = [];
+        delete request.serverTools;
+      }
     }
 
     turns++;
@@ -146,6 +159,7 @@ export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEv
     const end = turn.end;
     if (end === undefined) return result('failed', toWire(turn.error), turn.partial);
     if (end.content.length > 0) yield append({ role: 'assistant', content: end.content });
+    for (const body of serverToolEvents(end.content)) yield event(body);
     yield event({ type: 'turn-end', turn: turns, stopReason: end.stopReason });
 
     const text = textOfBlocks(end.content);
@@ -228,6 +242,42 @@ function toPendingCall(block: Block, use: ToolUse | undefined, offered: Readonly
     call.refusal = `invalid_input: ${use.inputError}. The call was not run (a reply cut off at max_tokens leaves its last tool call incomplete); send it again with complete input.`;
   }
   return call;
+}
+
+/**
+ * The provider's own tool calls and results in a finished message (web search), as tool-call and
+ * tool-result events: the run's watchers and the host's audit log see each search.
+ */
+function serverToolEvents(content: readonly Block[]): Body[] {
+  const names = new Map<string, string>();
+  const out: Body[] = [];
+  for (const block of content) {
+    if (block['type'] === 'server_tool_use') {
+      const name = block['name'] === 'web_search' ? 'WebSearch' : String(block['name']);
+      names.set(String(block['id']), name);
+      out.push({ type: 'tool-call', toolUseId: String(block['id']), name, input: block['input'] ?? {} });
+    } else if (block['type'] === 'web_search_tool_result') {
+      const id = String(block['tool_use_id']);
+      const result = block['content'];
+      const isError = !Array.isArray(result);
+      const preview = Array.isArray(result)
+        ? result
+            .map((r: unknown) =>
+              typeof r === 'object' && r !== null ? String((r as { url?: unknown }).url ?? '') : '',
+            )
+            .join('\n')
+        : `error: ${String((result as { error_code?: unknown } | undefined)?.error_code ?? 'unknown')}`;
+      out.push({
+        type: 'tool-result',
+        toolUseId: id,
+        name: names.get(id) ?? 'WebSearch',
+        isError,
+        content: preview.slice(0, 2000),
+        durationMs: 0,
+      });
+    }
+  }
+  return out;
 }
 
 function refusedBlock(call: PendingCall, text: string): Block {

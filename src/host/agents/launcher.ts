@@ -7,7 +7,12 @@ import type { LoadedAgent } from '../../shared/agent-definition.js';
 import { renderPrompt } from '../../shared/agent-definition.js';
 import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
 import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
-import { DEFAULT_CAPS, type ExtraToolDef, type WorkerRunSpec } from '../../shared/run-spec.js';
+import {
+  DEFAULT_CAPS,
+  type ExtraToolDef,
+  type ModelConfig,
+  type WorkerRunSpec,
+} from '../../shared/run-spec.js';
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
@@ -16,6 +21,7 @@ import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
 import type { AgentTree } from './tree.js';
+import { type WebSearchGrant, webSearchGrant } from '../web/web-search-grant.js';
 
 /** A run in progress, as its children and the runtime see it. */
 export interface RunNode {
@@ -137,6 +143,9 @@ export async function launch(
     description: input.description ?? def.description,
     prompt: input.prompt,
   });
+  const search = offerWebSearch(core, node, model, (message) =>
+    deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'info', message }),
+  );
   if (model.provider === 'offline' && depth === 0) {
     deliver({
       ...stamp,
@@ -193,7 +202,7 @@ export async function launch(
       });
       return;
     }
-    const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant);
+    const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant, search);
     const runBudget = input.token_budget ?? def.tokenBudget;
     const endpoint = modelEndpointOf(model);
     const end = await runToEnd(
@@ -201,12 +210,13 @@ export async function launch(
       spec,
       {
         granted: [
-          ...capabilitiesFor(grant.tools),
+          ...capabilitiesFor(search.tools),
           ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : []),
         ],
         handlers: (ctx) => core.handlersFor(node, ctx),
         onEvent: (event) => {
           if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
+          if (event.type === 'tool-call' && event.name === 'WebSearch') auditSearch(core, node, event.input);
           if (event.type === 'usage') tree.record(node.runKey, event.usage);
           deliver(event);
         },
@@ -255,6 +265,7 @@ function buildSpec(
   history: ConversationMessage[],
   model: WorkerRunSpec['model'],
   grant: Grant,
+  search: WebSearchGrant,
 ): WorkerRunSpec {
   const rendered = renderPrompt(def.prompt, input.prompt);
   // Agents exposed as tools are subagents too: offered only where the grant may spawn them.
@@ -271,9 +282,10 @@ function buildSpec(
     system: rendered.system,
     prompt: input.prompt,
     history,
-    tools: grant.tools,
+    tools: search.tools,
     extraTools,
     ...(grant.taskTypes ? { taskTypes: grant.taskTypes } : {}),
+    ...(search.webSearch ? { webSearch: search.webSearch } : {}),
     model,
     maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
     permissionMode: grant.mode,
@@ -281,6 +293,52 @@ function buildSpec(
     caps: DEFAULT_CAPS,
     ...(fault ? { fault } : {}),
   };
+}
+
+/**
+ * Decides whether this run's model requests offer WebSearch, audits the policy's verdict, and
+ * tells the run's watchers when WebSearch was dropped (and why).
+ */
+function offerWebSearch(
+  core: RuntimeCore,
+  node: RunNode,
+  model: ModelConfig,
+  notify: (message: string) => void,
+): WebSearchGrant {
+  const search = webSearchGrant(node.grant.tools, model, core.config.webSearch, {
+    projectDir: node.cwd,
+    mode: node.grant.mode,
+    rules: core.rules,
+  });
+  if (search.policyReason !== undefined)
+    core.audit?.record({
+      agentId: node.agentId,
+      agentType: node.agentType,
+      capability: 'web.search',
+      args: search.webSearch ? `offered ${JSON.stringify(search.webSearch)}` : 'not offered',
+      decision: search.webSearch ? 'allow' : 'deny',
+      reason: search.dropped ?? search.policyReason,
+      durationMs: 0,
+      ok: search.webSearch !== undefined,
+    });
+  if (search.dropped !== undefined) notify(`WebSearch is not offered to this run: ${search.dropped}`);
+  return search;
+}
+
+/** One search the provider ran for a run, as the run reported it. */
+function auditSearch(core: RuntimeCore, node: RunNode, input: unknown): void {
+  const query =
+    typeof input === 'object' && input !== null ? (input as { query?: unknown }).query : undefined;
+  core.audit?.record({
+    agentId: node.agentId,
+    agentType: node.agentType,
+    capability: 'web.search',
+    args: `search ${typeof query === 'string' ? query : ''}`,
+    decision: 'allow',
+    reason: "run by the model's provider (Anthropic's server-side web search), offered at launch",
+    durationMs: 0,
+    ok: true,
+  });
 }
 
 /** An abort reason that is a fault of the host (the transcript could not be opened), not a cancel. */

@@ -12,12 +12,13 @@ import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { TaskInput, TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
-import { effectHandlers } from '../capabilities/fs-handlers.js';
+import { type EffectContext, effectHandlers } from '../capabilities/fs-handlers.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
 import { readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
+import { webHandlers } from '../web/web-fetch-handler.js';
 import { delegationHandlers } from './delegation-handlers.js';
 import { cancelReason, type RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
@@ -141,21 +142,23 @@ export class RuntimeCore {
     node: RunNode,
     ctx: { signal: AbortSignal; pauseClock: () => () => void },
   ): Partial<Capabilities> {
+    const effects: EffectContext = {
+      agentId: node.agentId,
+      agentType: node.agentType,
+      projectDir: node.cwd,
+      extraRoots: this.config.permissions.additionalDirectories,
+      homeDir: this.home,
+      mode: node.grant.mode,
+      rules: this.rules,
+      sandbox: this.config.sandbox.mode,
+      approvals: this.approvals,
+      audit: this.audit,
+      signal: ctx.signal,
+      pauseClock: ctx.pauseClock,
+    };
     return {
-      ...effectHandlers({
-        agentId: node.agentId,
-        agentType: node.agentType,
-        projectDir: node.cwd,
-        extraRoots: this.config.permissions.additionalDirectories,
-        homeDir: this.home,
-        mode: node.grant.mode,
-        rules: this.rules,
-        sandbox: this.config.sandbox.mode,
-        approvals: this.approvals,
-        audit: this.audit,
-        signal: ctx.signal,
-        pauseClock: ctx.pauseClock,
-      }),
+      ...effectHandlers(effects),
+      ...webHandlers(effects, this.config.webFetch),
       ...delegationHandlers(this, node),
     };
   }

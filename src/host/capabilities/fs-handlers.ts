@@ -52,7 +52,7 @@ export function parseRequest<K extends keyof typeof CapabilityRequests>(
 }
 
 /** Runs the policy (and the approval queue) for one call; throws when denied. */
-async function authorize(
+export async function authorize(
   ctx: EffectContext,
   input: Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>,
   summary: string,
@@ -94,7 +94,7 @@ const REFUSALS: ReadonlySet<string> = new Set([
 ]);
 
 /** Wraps an effect with timing and the audit log; every result is an envelope. */
-function audited<T>(
+export function audited<T>(
   ctx: EffectContext,
   capability: string,
   summary: string,

@@ -80,12 +80,9 @@ const count = z.number().int().positive();
 
 const domain = z
   .string()
-  .regex(
-    /^(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/,
-    {
-      message: 'must be a domain such as example.com or *.example.com',
-    },
-  );
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/, {
+    message: 'must be a domain such as example.com (no scheme, no wildcard)',
+  });
 const privateHost = z.string().regex(/^(?:[A-Za-z0-9.-]+|[0-9a-fA-F:.]+)(?:\/\d{1,3})?$/, {
   message: 'must be a host name, an IP address or a range such as 10.0.0.0/8',
 });

@@ -66,6 +66,16 @@ export function decideWeb(url: unknown, ctx: ServiceContext): PolicyDecision {
   return byRules(ctx, matches, 'web', `fetching ${parsed.origin}`, [`WebFetch(domain:${host})`]);
 }
 
+/**
+ * `web.search`: whether a run's model may be offered the provider's server-side web search.
+ * `WebSearch` rules; allowed by default in every mode (it reads the web and writes nothing), as in
+ * Claude Code. Decided once at launch: a search cannot wait for an approval, so the caller treats
+ * `ask` as not offered.
+ */
+export function decideWebSearch(ctx: ServiceContext): PolicyDecision {
+  return byRules(ctx, (r) => r.tool === 'WebSearch', 'read', 'searching the web', []);
+}
+
 /** `mcp.call`: `mcp__server`, `mcp__server__*` or `mcp__server__tool` rules. */
 export function decideMcp(tool: unknown, ctx: ServiceContext): PolicyDecision {
   const parsed = typeof tool === 'string' ? parseMcpName(tool) : undefined;
