@@ -2,12 +2,13 @@
 // JSON (the stamp, and per agent file its stat key and its parse without the prompt), then the
 // prompts as raw UTF-8. A prompt is decoded only when something reads it (`agents show`, a run),
 // so a start that lists 1,000 agents never decodes their 10 MB of prompts. Everything read is
-// checked like any input from outside the process; a file that fails a check is not used at all.
+// checked like any input from outside the process (cached-definition.ts); a file that fails a check
+// is not used at all.
 import { constants } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
-import * as z from 'zod';
-import { AgentDefinition, type RegistryIssue } from '../../shared/agent-definition.js';
+import path from 'node:path';
 import type { ParsedAgent } from './build-definition.js';
+import { checkStoredDefinition, checkStoredIssues, storedIssues } from './cached-definition.js';
 
 /** One cached parse: the file's stat key and what parsing it gave. */
 export interface CacheEntry {
@@ -23,33 +24,9 @@ export interface CacheContent {
   entries: Map<string, CacheEntry>;
 }
 
-const FORMAT = 2;
+const FORMAT = 3;
 /** Largest cache file read: far above what 10,000 agent files need. */
 const MAX_CACHE_BYTES = 256 * 1024 * 1024;
-
-const Issue = z.object({
-  path: z.string(),
-  line: z.number().int().positive().optional(),
-  field: z.string().optional(),
-  message: z.string(),
-});
-const Span = z.tuple([z.number().int().min(0), z.number().int().min(0)]);
-const StoredEntry = z.object({
-  key: z.string(),
-  agent: AgentDefinition.omit({ prompt: true }).optional(),
-  /** Byte range of the prompt in the blob after the header line. */
-  prompt: Span.optional(),
-  name: z.string().optional(),
-  errors: z.array(Issue),
-  warnings: z.array(Issue),
-});
-type StoredEntry = z.infer<typeof StoredEntry>;
-const Header = z.object({
-  format: z.literal(FORMAT),
-  stamp: z.string(),
-  dir: z.string(),
-  entries: z.record(z.string(), z.unknown()),
-});
 
 /** Reads `file` when it exists, belongs to this user, is writable by no one else and parses. */
 export async function readCacheFile(file: string): Promise<CacheContent | undefined> {
@@ -75,32 +52,47 @@ export async function readCacheFile(file: string): Promise<CacheContent | undefi
 function decode(bytes: Buffer): CacheContent | undefined {
   const newline = bytes.indexOf(0x0a);
   if (newline === -1) return undefined;
-  const header = Header.safeParse(JSON.parse(bytes.toString('utf8', 0, newline)));
-  if (!header.success) return undefined;
+  const header: unknown = JSON.parse(bytes.toString('utf8', 0, newline));
+  if (typeof header !== 'object' || header === null) return undefined;
+  const { format, stamp, dir, entries: raw } = header as Record<string, unknown>;
+  if (format !== FORMAT || typeof stamp !== 'string' || typeof dir !== 'string') return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const blob = bytes.subarray(newline + 1);
   const entries = new Map<string, CacheEntry>();
-  for (const [rel, raw] of Object.entries(header.data.entries)) {
-    const stored = StoredEntry.safeParse(raw);
-    if (!stored.success) return undefined;
-    const parsed = toParsed(stored.data, blob);
-    if (parsed === undefined) return undefined;
-    entries.set(rel, { key: stored.data.key, parsed });
+  for (const [rel, stored] of Object.entries(raw as Record<string, unknown>)) {
+    const entry = toEntry(
+      stored,
+      `${dir}${path.sep}${path.sep === '/' ? rel : rel.split('/').join(path.sep)}`,
+      blob,
+    );
+    if (entry === undefined) return undefined;
+    entries.set(rel, entry);
   }
-  return { stamp: header.data.stamp, dir: header.data.dir, entries };
+  return { stamp, dir, entries };
 }
 
-function toParsed(stored: StoredEntry, blob: Buffer): ParsedAgent | undefined {
-  // JSON holds no `undefined`, so zod's `field?: string | undefined` is RegistryIssue's `field?: string`.
-  const out: ParsedAgent = {
-    errors: stored.errors as RegistryIssue[],
-    warnings: stored.warnings as RegistryIssue[],
-  };
-  if (stored.name !== undefined) out.name = stored.name;
-  if (stored.agent === undefined) return out;
-  const span = stored.prompt;
-  if (span === undefined || span[0] > span[1] || span[1] > blob.length) return undefined;
-  out.agent = withLazyPrompt(stored.agent, () => blob.toString('utf8', span[0], span[1]));
-  return out;
+function toEntry(stored: unknown, file: string, blob: Buffer): CacheEntry | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const { key, name, agent, prompt, errors, warnings } = stored as Record<string, unknown>;
+  const checkedErrors = checkStoredIssues(errors, file);
+  const checkedWarnings = checkStoredIssues(warnings, file);
+  if (typeof key !== 'string' || checkedErrors === undefined || checkedWarnings === undefined)
+    return undefined;
+  const parsed: ParsedAgent = { errors: checkedErrors, warnings: checkedWarnings };
+  if (name !== undefined) {
+    if (typeof name !== 'string') return undefined;
+    parsed.name = name;
+  }
+  if (agent === undefined) return { key, parsed };
+  const definition = checkStoredDefinition(agent);
+  if (definition === undefined || !Array.isArray(prompt) || prompt.length !== 2) return undefined;
+  const [from, to] = prompt as unknown[];
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) return undefined;
+  if ((from as number) < 0 || (from as number) > (to as number) || (to as number) > blob.length)
+    return undefined;
+  // The definition is a fresh object of this read: the prompt getter goes on it directly.
+  parsed.agent = withLazyPrompt(definition, () => blob.toString('utf8', from as number, to as number));
+  return { key, parsed };
 }
 
 /**
@@ -131,7 +123,11 @@ export async function writeCacheFile(file: string, cacheDir: string, content: Ca
   let offset = 0;
   const entries: Record<string, unknown> = {};
   for (const [rel, { key, parsed }] of content.entries) {
-    const stored: Record<string, unknown> = { key, errors: parsed.errors, warnings: parsed.warnings };
+    const stored: Record<string, unknown> = {
+      key,
+      errors: storedIssues(parsed.errors),
+      warnings: storedIssues(parsed.warnings),
+    };
     if (parsed.name !== undefined) stored.name = parsed.name;
     if (parsed.agent !== undefined) {
       const { prompt, ...agent } = parsed.agent;

@@ -180,10 +180,10 @@ export async function loadRegistry(options: LoadRegistryOptions): Promise<Regist
   return { agents, errors, warnings };
 }
 
-// The definition plus its provenance, keeping property descriptors: a cached definition decodes
-// its prompt only when read, and a spread would read it here.
+// The definition plus its provenance. A parse's definition is used once, so it is extended in
+// place: copying would read a cached definition's prompt, which is decoded only when read.
 function loaded(agent: AgentDefinition, candidate: Candidate): LoadedAgent {
-  const out = Object.defineProperties({}, Object.getOwnPropertyDescriptors(agent)) as LoadedAgent;
+  const out = agent as LoadedAgent;
   out.source = candidate.source;
   out.path = candidate.path;
   out.overrides = [];

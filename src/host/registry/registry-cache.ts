@@ -1,7 +1,7 @@
 // The registry cache: what parsing each agent file gave, kept under the user's cache directory
 // (`$XDG_CACHE_HOME/cadre` or `~/.cache/cadre`), one file per agents directory (cache-file.ts).
 // An entry is used only for the exact version of the file it was made from (device, inode, size,
-// modification and change times, to the nanosecond) and the exact cadre build and parse defaults;
+// modification and change times, below the millisecond) and the exact cadre build and parse defaults;
 // anything else is parsed afresh. So a cache copied from another machine or checkout never
 // matches, and a corrupt cache or one another user could write is ignored. Whoever can write a
 // matching entry could write the agent file itself: the cache grants nothing a fresh parse of the
@@ -59,7 +59,7 @@ export async function readSourceCached(
   const misses: number[] = [];
   files.forEach((found, index) => {
     const entry = current?.entries.get(found.relativePath);
-    if (entry !== undefined && entry.key === keys[index] && speaksOf(entry.parsed, found.path))
+    if (entry !== undefined && entry.key === keys[index])
       items[index] = { path: found.path, relativePath: found.relativePath, parsed: entry.parsed };
     else misses.push(index);
   });
@@ -86,22 +86,18 @@ export async function readSourceCached(
 }
 
 /**
- * `dev:ino:size:mtime:ctime` (nanoseconds), undefined for a path that is not a regular file.
- * Synchronous on purpose: a stat opens nothing (a FIFO cannot block it), and a thousand take about
- * 1.5 ms this way against about 10 ms through the thread pool, on every CLI start.
+ * `dev:ino:size:mtime:ctime` (times in ms with their sub-millisecond part), undefined for a path
+ * that is not a regular file. Synchronous on purpose: a stat opens nothing (a FIFO cannot block it),
+ * and a thousand take about 1.5 ms this way against about 10 ms through the thread pool, on every
+ * CLI start. (BigInt stats, for whole nanoseconds, cost five times as much.)
  */
 function statKey(file: string): string | undefined {
   try {
-    const s = statSync(file, { bigint: true });
-    return s.isFile() ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : undefined;
+    const s = statSync(file);
+    return s.isFile() ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : undefined;
   } catch {
     return undefined;
   }
-}
-
-// An entry whose messages name another file was not made for this one.
-function speaksOf(parsed: ParsedAgent, file: string): boolean {
-  return parsed.errors.every((i) => i.path === file) && parsed.warnings.every((i) => i.path === file);
 }
 
 /**

@@ -92,6 +92,51 @@ describe('the registry cache', () => {
     expect(names(await load())).toContain('reviewer: Reviews CODE');
   });
 
+  it('a definition with every field set is read back from the cache (the check accepts what a parse gives)', async () => {
+    await writeFiles(project, {
+      '.claude/agents/full.md': [
+        '---',
+        'name: Full.Agent_1',
+        'description: Every field',
+        'tools: Read, Task(reviewer), mcp__github, WebSearch',
+        'disallowedTools: Agent(writer), mcp__github__delete',
+        'profile: read-only',
+        'model: opus',
+        'timeout: 60',
+        'idleTimeout: 30',
+        'maxTurns: 5',
+        'permissionMode: plan',
+        'tokenBudget: 1000',
+        'output: handoff',
+        'input: { type: object }',
+        'exposeAsTool: true',
+        'maxDepth: 2',
+        'isolation: worktree',
+        'color: teal',
+        '---',
+        'Body {{task}}',
+      ].join('\n'),
+    });
+    const fresh = await load();
+    expect(fresh.agents.find((a) => a.name === 'Full.Agent_1')).toBeDefined();
+    await forgeDescription('full.md', 'FROM THE CACHE');
+    const warm = await load();
+    const full = warm.agents.find((a) => a.name === 'Full.Agent_1');
+    expect(full?.description).toBe('FROM THE CACHE');
+    expect({ ...full, description: 'Every field' }).toEqual({
+      ...fresh.agents.find((a) => a.name === 'Full.Agent_1'),
+    });
+  });
+
+  it('a cached tool list a parse could not produce is refused', async () => {
+    await load();
+    const { file, header, blob } = await cacheOf();
+    const entry = header.entries['reviewer.md'] as { agent: { tools: string[] } };
+    entry.agent.tools = ['Read', 'Bash; rm -rf /'];
+    await writeFile(file, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), blob]), { mode: 0o600 });
+    expect((await load()).agents.find((a) => a.name === 'reviewer')?.tools).toEqual(['Read', 'Grep']);
+  });
+
   it('validate (fresh) never reads it', async () => {
     await load();
     await forgeDescription('reviewer.md', 'FROM THE CACHE');

@@ -40,7 +40,8 @@ export function agentsTable(agents: readonly LoadedAgent[], width: number): stri
     truncateStart(displayPath(a), 36),
     a.model,
     truncate(toolsLabel(a), 32),
-    oneLine(a.description),
+    // Only the start of a description fits the column: long ones (pasted examples) are cut first.
+    oneLine(a.description.slice(0, Math.max(width, 400))),
   ]);
   const header = ['NAME', 'SOURCE', 'PATH', 'MODEL', 'TOOLS', 'DESCRIPTION'];
   const fixedColumns = header.length - 1;
