@@ -20,6 +20,8 @@ export interface FoundFile {
 export const MAX_AGENT_DIR_DEPTH = 8;
 /** Most agent files one directory tree yields. */
 export const MAX_AGENT_FILES = 10_000;
+/** Most folder entries looked at in one tree (a symlink to `/` must not make every start walk the disk). */
+export const MAX_AGENT_DIR_ENTRIES = 50_000;
 
 /**
  * The `*.md` files under `dir`, sorted by relative path (`/`-separated). A missing directory is an
@@ -31,6 +33,8 @@ export async function listAgentFiles(dir: string): Promise<{ files: FoundFile[];
   const seen = new Set<string>();
   const root = await realpath(dir).catch(() => dir);
   seen.add(root);
+  let entriesSeen = 0;
+  let stopped = false;
 
   const walk = async (abs: string, rel: string, depth: number): Promise<void> => {
     let entries: Dirent[];
@@ -40,6 +44,16 @@ export async function listAgentFiles(dir: string): Promise<{ files: FoundFile[];
       const code = (error as NodeJS.ErrnoException).code;
       if (depth === 0 && (code === 'ENOENT' || code === 'ENOTDIR')) return;
       errors.push({ path: abs, message: `cannot list agents directory: ${(error as Error).message}` });
+      return;
+    }
+    entriesSeen += entries.length;
+    if (entriesSeen > MAX_AGENT_DIR_ENTRIES) {
+      if (!stopped)
+        errors.push({
+          path: abs,
+          message: `more than ${MAX_AGENT_DIR_ENTRIES} entries under ${dir} (a link to a large folder?); the walk stopped here`,
+        });
+      stopped = true;
       return;
     }
     const folders: [string, string][] = [];
@@ -59,7 +73,7 @@ export async function listAgentFiles(dir: string): Promise<{ files: FoundFile[];
       }
     }
     for (const [childAbs, childRel] of folders) {
-      if (files.length > MAX_AGENT_FILES) return;
+      if (files.length > MAX_AGENT_FILES || stopped) return;
       const real = await realpath(childAbs).catch(() => childAbs);
       if (seen.has(real)) continue;
       seen.add(real);

@@ -23,6 +23,12 @@ export interface PageText {
 
 /** Element nesting beyond which the converter's recursion is not attempted. */
 const MAX_DEPTH = 400;
+/**
+ * Elements beyond which the converter is not attempted: its DOM costs about a kilobyte per
+ * element, so 5 MB of `<b>` would need gigabytes (and on Node 20 one array growing past the
+ * thread's heap cap aborts the whole process, not just the thread).
+ */
+const MAX_ELEMENTS = 100_000;
 
 const TEXT_TYPES =
   /^(text\/|application\/(json|xml|javascript|ld\+json|x-yaml|yaml|toml)|[a-z]+\/[a-z.+-]*\+(json|xml))/;
@@ -38,7 +44,9 @@ export function pageText(input: PageInput): PageText {
     throw new Error('the response is binary data, not text: WebFetch shows text and HTML pages only');
   const text = decode(input.bytes, charsetOf(input.contentType));
   if (!html) return cap(text, 'text', input.maxChars);
-  if (nestingDepth(text) > MAX_DEPTH) return cap(stripTags(text), 'stripped', input.maxChars);
+  const shape = elementShape(text);
+  if (shape.depth > MAX_DEPTH || shape.elements > MAX_ELEMENTS)
+    return cap(stripTags(text), 'stripped', input.maxChars);
   try {
     return cap(converter().turndown(text).trim(), 'markdown', input.maxChars);
   } catch {
@@ -99,16 +107,20 @@ const VOID = new Set([
   'wbr',
 ]);
 
-/** The deepest element nesting, counted from tags alone (one linear pass). */
-export function nestingDepth(html: string): number {
+/** The deepest element nesting and the number of elements, counted from tags alone (one pass). */
+export function elementShape(html: string): { depth: number; elements: number } {
   let depth = 0;
   let max = 0;
+  let elements = 0;
   for (const match of html.matchAll(/<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(\/?)>/g)) {
     const name = (match[2] ?? '').toLowerCase();
     if (match[1] === '/') depth = Math.max(0, depth - 1);
-    else if (match[3] !== '/' && !VOID.has(name)) max = Math.max(max, ++depth);
+    else {
+      elements++;
+      if (match[3] !== '/' && !VOID.has(name)) max = Math.max(max, ++depth);
+    }
   }
-  return max;
+  return { depth: max, elements };
 }
 
 /** Text with scripts, styles and tags removed and the common entities decoded. */

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../agents/harness.js';
 import { addressRefusal, privateAllowance } from '../../../src/host/web/address-guard.js';
+import { pageText } from '../../../src/host/web/page-text.js';
 
 let server: http.Server;
 let base: string;
@@ -126,5 +127,26 @@ describe('the address guard', () => {
     expect(addressRefusal('fd00::2', 'x', trusted)).toBeDefined();
     expect(addressRefusal('192.168.0.1', 'other.corp.internal', trusted)).toBeDefined();
     expect(addressRefusal('::ffff:10.1.1.1', 'x', trusted)).toBeUndefined();
+  });
+});
+
+describe('page text', () => {
+  it('a page with too many elements for the converter comes back as its text, without building a DOM', () => {
+    const html = `<html><body>${'<b>x</b>'.repeat(150_000)}<p>end</p></body></html>`;
+    const started = Date.now();
+    const page = pageText({ bytes: Buffer.from(html), contentType: 'text/html', maxChars: 1000 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(page.kind).toBe('stripped');
+    expect(page.truncated).toBe(true);
+    expect(page.text.startsWith('x x x')).toBe(true);
+  });
+
+  it('an ordinary page is converted', () => {
+    const page = pageText({
+      bytes: Buffer.from('<h3>Hi</h3><p>a <code>b</code></p>'),
+      contentType: 'text/html',
+      maxChars: 1000,
+    });
+    expect(page).toEqual({ kind: 'markdown', text: '### Hi\n\na `b`', truncated: false });
   });
 });
