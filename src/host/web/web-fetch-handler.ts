@@ -33,50 +33,55 @@ export function webHandlers(ctx: EffectContext, settings: WebFetchSettings): Par
       rules: ctx.rules,
     }).decision === 'allow';
   const webFetch: Capabilities['web.fetch'] = (raw) =>
-    audited(
-      ctx,
-      'web.fetch',
-      String((raw as { url?: unknown } | null)?.url ?? '').slice(0, 300),
-      async () => {
-        const req = parseRequest('web.fetch', raw);
-        const url = httpUrl(req.url);
-        const reason = await authorize(ctx, { capability: 'web.fetch', url: url.href }, `fetch ${url.href}`);
-        const page = await fetchPage(url, {
-          allowance,
-          maxBytes: settings.maxBytes,
-          timeoutMs: settings.timeoutSeconds * 1000,
-          signal: ctx.signal,
-          mayFollow,
-          userAgent: USER_AGENT,
-        });
-        const via = `${reason}; ${page.url} from ${page.address}`;
-        if (page.redirect !== undefined) {
-          const content = `${page.url} redirects (HTTP ${page.status}) to ${page.redirect}, which this fetch did not follow: fetching another site needs its own permission. Fetch ${page.redirect} to read it.`;
-          return {
-            value: {
-              url: page.url,
-              status: page.status,
-              contentType: page.contentType,
-              content,
-              truncated: false,
-            },
-            reason: `${via}; redirect to ${page.redirect} not followed`,
-          };
-        }
-        const text = await convertPage({
-          bytes: page.body,
-          contentType: page.contentType,
-          maxChars: WEB_FETCH_MAX_CHARS,
-        });
-        const truncated = page.truncated || text.truncated;
-        const content = labelled(page.url, page.status, page.contentType, text.kind, truncated, text.text);
+    audited(ctx, 'web.fetch', forAudit((raw as { url?: unknown } | null)?.url), async () => {
+      const req = parseRequest('web.fetch', raw);
+      const url = httpUrl(req.url);
+      const reason = await authorize(ctx, { capability: 'web.fetch', url: url.href }, `fetch ${url.href}`);
+      const page = await fetchPage(url, {
+        allowance,
+        maxBytes: settings.maxBytes,
+        timeoutMs: settings.timeoutSeconds * 1000,
+        signal: ctx.signal,
+        mayFollow,
+        userAgent: USER_AGENT,
+      });
+      const via = `${reason}; ${forAudit(page.url)} from ${page.address}`;
+      if (page.redirect !== undefined) {
+        const content = `${page.url} redirects (HTTP ${page.status}) to ${page.redirect}, which this fetch did not follow: fetching another site needs its own permission. Fetch ${page.redirect} to read it.`;
         return {
-          value: { url: page.url, status: page.status, contentType: page.contentType, content, truncated },
-          reason: `${via}; ${page.body.length} bytes`,
+          value: {
+            url: page.url,
+            status: page.status,
+            contentType: page.contentType,
+            content,
+            truncated: false,
+          },
+          reason: `${via}; redirect to ${forAudit(page.redirect)} not followed`,
         };
-      },
-    );
+      }
+      const text = await convertPage({
+        bytes: page.body,
+        contentType: page.contentType,
+        maxChars: WEB_FETCH_MAX_CHARS,
+      });
+      const truncated = page.truncated || text.truncated;
+      const content = labelled(page.url, page.status, page.contentType, text.kind, truncated, text.text);
+      return {
+        value: { url: page.url, status: page.status, contentType: page.contentType, content, truncated },
+        reason: `${via}; ${page.body.length} bytes`,
+      };
+    });
   return { 'web.fetch': webFetch };
+}
+
+/** A URL as the audit log keeps it: no query, fragment or credentials (they may hold secrets). */
+function forAudit(raw: unknown): string {
+  try {
+    const url = new URL(String(raw));
+    return `${url.protocol}//${url.host}${url.pathname}`.slice(0, 300);
+  } catch {
+    return String(raw).slice(0, 100);
+  }
 }
 
 function httpUrl(raw: string): URL {

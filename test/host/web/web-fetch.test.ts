@@ -339,7 +339,7 @@ describe('WebFetch: the audit log', () => {
   it('records allowed and refused fetches with their reasons', async () => {
     const file = path.join(root, 'audit.jsonl');
     const audit = await createAuditLog(file);
-    await fetchWith(`${base}/page.html`, { allow: allowLoopback, audit });
+    await fetchWith(`${base}/page.html?token=s3cret#frag`, { allow: allowLoopback, audit });
     await fetchWith(`${base}/page.html`, { deny: allowLoopback, audit });
     await fetchWith(`${base}/to-metadata`, {
       allow: [...allowLoopback, 'WebFetch(domain:169.254.169.254)'],
@@ -357,5 +357,6 @@ describe('WebFetch: the audit log', () => {
     ]);
     expect(lines[0]?.reason).toMatch(/page\.html from 127\.0\.0\.1; \d+ bytes/);
     expect(lines[0]?.args).toEqual({ summary: `${base}/page.html` });
+    expect(JSON.stringify(lines)).not.toContain('s3cret');
   });
 });
