@@ -1,6 +1,7 @@
 // Reads a batch task file (JSONL, or a YAML list) into tasks. A bad line — invalid JSON, a missing
 // or wrong field, an unknown agent, a duplicate id — is reported with its line number and skipped;
 // it never stops the batch.
+import { agentKey } from '../../shared/agent-name.js';
 import * as z from 'zod';
 import { LineCounter, parseDocument, isSeq, isMap } from 'yaml';
 import { formatZodError } from '../../shared/zod-format.js';
@@ -30,7 +31,10 @@ export interface TaskFile {
   issues: TaskFileIssue[];
 }
 
-/** Parses `content` (YAML when the file name ends in .yaml/.yml, else JSONL). */
+/**
+ * Parses `content` (YAML when the file name ends in .yaml/.yml, else JSONL). `knownAgents` holds
+ * the agents' lookup keys (agentKey): a task may name an agent in any case.
+ */
 export function parseTaskFile(file: string, content: string, knownAgents: ReadonlySet<string>): TaskFile {
   const entries = /\.ya?ml$/i.test(file) ? yamlEntries(content) : jsonlEntries(content);
   const tasks: BatchTask[] = [];
@@ -43,7 +47,7 @@ export function parseTaskFile(file: string, content: string, knownAgents: Readon
       continue;
     }
     const task = parsed.data;
-    if (!knownAgents.has(task.agent)) {
+    if (!knownAgents.has(agentKey(task.agent))) {
       issues.push({ line, message: `agent: unknown agent "${task.agent}"` });
       continue;
     }

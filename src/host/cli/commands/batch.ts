@@ -1,6 +1,7 @@
 // `cadre batch <tasks.jsonl|tasks.yaml> --out results.jsonl`: runs every task with bounded
 // concurrency, appends one JSON line per task the moment it ends, resumes by skipping ids already
 // in --out, and survives Ctrl-C (first: cancel and flush, exit 130; second: exit at once).
+import { agentKey } from '../../../shared/agent-name.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -88,7 +89,11 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
         ...flags,
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
       });
-      const parsed = parseTaskFile(tasksPath, content, new Set(runtime.registry.agents.map((a) => a.name)));
+      const parsed = parseTaskFile(
+        tasksPath,
+        content,
+        new Set(runtime.registry.agents.map((a) => agentKey(a.name))),
+      );
       // A restarted batch said this already.
       if (!restarted)
         for (const issue of parsed.issues)
