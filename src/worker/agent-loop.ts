@@ -9,6 +9,7 @@ import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
 import { Conversation, textOfBlocks, type Block } from './loop/conversation.js';
 import { runModelTurn, type ToolUse } from './loop/model-turn.js';
 import { runToolCalls, type PendingCall } from './loop/run-tools.js';
+import { serverToolEvents } from './loop/server-tools.js';
 import type {
   ModelClient,
   ModelRequest,
@@ -242,42 +243,6 @@ function toPendingCall(block: Block, use: ToolUse | undefined, offered: Readonly
     call.refusal = `invalid_input: ${use.inputError}. The call was not run (a reply cut off at max_tokens leaves its last tool call incomplete); send it again with complete input.`;
   }
   return call;
-}
-
-/**
- * The provider's own tool calls and results in a finished message (web search), as tool-call and
- * tool-result events: the run's watchers and the host's audit log see each search.
- */
-function serverToolEvents(content: readonly Block[]): Body[] {
-  const names = new Map<string, string>();
-  const out: Body[] = [];
-  for (const block of content) {
-    if (block['type'] === 'server_tool_use') {
-      const name = block['name'] === 'web_search' ? 'WebSearch' : String(block['name']);
-      names.set(String(block['id']), name);
-      out.push({ type: 'tool-call', toolUseId: String(block['id']), name, input: block['input'] ?? {} });
-    } else if (block['type'] === 'web_search_tool_result') {
-      const id = String(block['tool_use_id']);
-      const result = block['content'];
-      const isError = !Array.isArray(result);
-      const preview = Array.isArray(result)
-        ? result
-            .map((r: unknown) =>
-              typeof r === 'object' && r !== null ? String((r as { url?: unknown }).url ?? '') : '',
-            )
-            .join('\n')
-        : `error: ${String((result as { error_code?: unknown } | undefined)?.error_code ?? 'unknown')}`;
-      out.push({
-        type: 'tool-result',
-        toolUseId: id,
-        name: names.get(id) ?? 'WebSearch',
-        isError,
-        content: preview.slice(0, 2000),
-        durationMs: 0,
-      });
-    }
-  }
-  return out;
 }
 
 function refusedBlock(call: PendingCall, text: string): Block {

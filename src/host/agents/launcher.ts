@@ -7,12 +7,7 @@ import type { LoadedAgent } from '../../shared/agent-definition.js';
 import { renderPrompt } from '../../shared/agent-definition.js';
 import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
 import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
-import {
-  DEFAULT_CAPS,
-  type ExtraToolDef,
-  type ModelConfig,
-  type WorkerRunSpec,
-} from '../../shared/run-spec.js';
+import { DEFAULT_CAPS, type ExtraToolDef, type WorkerRunSpec } from '../../shared/run-spec.js';
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
@@ -21,7 +16,8 @@ import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
 import type { AgentTree } from './tree.js';
-import { type WebSearchGrant, webSearchGrant } from '../web/web-search-grant.js';
+import type { WebSearchGrant } from '../web/web-search-grant.js';
+import { auditSearch, offerWebSearch } from './web-search-run.js';
 
 /** A run in progress, as its children and the runtime see it. */
 export interface RunNode {
@@ -293,52 +289,6 @@ function buildSpec(
     caps: DEFAULT_CAPS,
     ...(fault ? { fault } : {}),
   };
-}
-
-/**
- * Decides whether this run's model requests offer WebSearch, audits the policy's verdict, and
- * tells the run's watchers when WebSearch was dropped (and why).
- */
-function offerWebSearch(
-  core: RuntimeCore,
-  node: RunNode,
-  model: ModelConfig,
-  notify: (message: string) => void,
-): WebSearchGrant {
-  const search = webSearchGrant(node.grant.tools, model, core.config.webSearch, {
-    projectDir: node.cwd,
-    mode: node.grant.mode,
-    rules: core.rules,
-  });
-  if (search.policyReason !== undefined)
-    core.audit?.record({
-      agentId: node.agentId,
-      agentType: node.agentType,
-      capability: 'web.search',
-      args: search.webSearch ? `offered ${JSON.stringify(search.webSearch)}` : 'not offered',
-      decision: search.webSearch ? 'allow' : 'deny',
-      reason: search.dropped ?? search.policyReason,
-      durationMs: 0,
-      ok: search.webSearch !== undefined,
-    });
-  if (search.dropped !== undefined) notify(`WebSearch is not offered to this run: ${search.dropped}`);
-  return search;
-}
-
-/** One search the provider ran for a run, as the run reported it. */
-function auditSearch(core: RuntimeCore, node: RunNode, input: unknown): void {
-  const query =
-    typeof input === 'object' && input !== null ? (input as { query?: unknown }).query : undefined;
-  core.audit?.record({
-    agentId: node.agentId,
-    agentType: node.agentType,
-    capability: 'web.search',
-    args: `search ${typeof query === 'string' ? query : ''}`,
-    decision: 'allow',
-    reason: "run by the model's provider (Anthropic's server-side web search), offered at launch",
-    durationMs: 0,
-    ok: true,
-  });
 }
 
 /** An abort reason that is a fault of the host (the transcript could not be opened), not a cancel. */
