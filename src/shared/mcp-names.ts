@@ -3,12 +3,9 @@
 // permission rules and the policy all read names through these functions, so the MCP servers of a
 // configuration plug in here and nowhere else.
 
-/** A server or tool name part: what Claude Code and the MCP SDK allow in a tool name. */
-const PART = '[A-Za-z0-9_-]+?';
-const TOOL_PART = '(?:[A-Za-z0-9_-]+|\\*)';
-
-const FULL = new RegExp(`^mcp__(${PART})__(${TOOL_PART})$`);
-const SERVER_ONLY = /^mcp__([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)$/;
+const SERVER = /^[A-Za-z0-9_-]+$/;
+const TOOL = /^(?:[A-Za-z0-9_-]+|\*)$/;
+const SERVER_ONLY = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 
 /** An MCP name split into its server and tool (`*` for every tool of the server). */
 export interface McpName {
@@ -27,11 +24,14 @@ export function looksLikeMcp(name: string): boolean {
  * undefined.
  */
 export function parseMcpName(name: string): McpName | undefined {
-  const full = FULL.exec(name);
-  if (full) return { server: full[1] ?? '', tool: full[2] ?? '' };
-  const server = SERVER_ONLY.exec(name);
-  if (server) return { server: server[1] ?? '', tool: '*' };
-  return undefined;
+  if (!name.startsWith('mcp__')) return undefined;
+  const rest = name.slice(5);
+  // The server ends at the first `__` (a server name never holds one); the tool is the rest.
+  const split = rest.indexOf('__', 1);
+  if (split === -1) return SERVER_ONLY.test(rest) ? { server: rest, tool: '*' } : undefined;
+  const server = rest.slice(0, split);
+  const tool = rest.slice(split + 2);
+  return SERVER.test(server) && TOOL.test(tool) ? { server, tool } : undefined;
 }
 
 /** The canonical spelling of a parsed name: `mcp__server__tool` or `mcp__server__*`. */

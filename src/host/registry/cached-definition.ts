@@ -57,14 +57,14 @@ const FIELDS: Record<keyof StoredDefinition, Check> = {
   color: optional(isString),
 };
 const KEYS: ReadonlySet<string> = new Set(Object.keys(FIELDS));
+const CHECKS = Object.entries(FIELDS) as [string, Check][];
 
 /** `value` as a stored definition, or undefined when any field is missing, extra or malformed. */
 export function checkStoredDefinition(value: unknown): StoredDefinition | undefined {
   if (!isRecord(value)) return undefined;
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) if (!KEYS.has(key)) return undefined;
-  for (const [key, check] of Object.entries(FIELDS) as [string, Check][])
-    if (!check(record[key])) return undefined;
+  for (const [key, check] of CHECKS) if (!check(record[key])) return undefined;
   return record as StoredDefinition;
 }
 
