@@ -77,7 +77,7 @@ describe('the quote retry', () => {
     ]);
   });
 
-  it('reads pasted example lines as repeated metadata keys, the last standing, as Claude Code does', async () => {
+  it('reads pasted example lines as repeated metadata keys, the last standing', async () => {
     const { result } = await parse('files/quote-retry-examples.md');
     expect(result.errors).toEqual([]);
     expect(result.agent?.name).toBe('ui-designer');
