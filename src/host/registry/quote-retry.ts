@@ -5,11 +5,10 @@
 //
 // Quoting makes lines that only continued a multi-line description (`user: "..."` in a pasted
 // example) into keys of their own, often repeated: the retry lets a repeated metadata key's last
-// value stand. cadre accepts the retry only when it cannot change
-// what the agent is or may do: `name` and `description` must appear once, and every
-// security-relevant field must appear at most once and read exactly as a strict parse of that
-// field's own lines reads it (those lines are never rewritten). Otherwise the file is refused as
-// invalid YAML.
+// value stand. cadre accepts the retry only when it cannot change what the agent is or may do:
+// `name` and `description` must appear once, and every security-relevant field must appear at
+// most once and read exactly as a strict parse of that field's own lines reads it (those lines
+// are never rewritten). Otherwise the file is refused as invalid YAML.
 import { parseYaml, type YamlProblem } from './yaml-strict.js';
 
 /** Fields that say which agent a file is: the quote retry must not find them twice. */
