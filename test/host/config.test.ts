@@ -33,6 +33,11 @@ describe('loadConfig', () => {
       timeout: 300,
       idleTimeout: 120,
       isolation: 'thread',
+      maxToolCallsPerMessage: 64,
+      maxTasksPerMessage: 16,
+      maxSubagents: 200,
+      maxReplyChars: 2_000_000,
+      maxToolInputChars: 2_000_000,
       webFetch: { allowPrivate: [], maxBytes: 5 * 1024 * 1024, timeoutSeconds: 30 },
       webSearch: { allowedDomains: [], blockedDomains: [], endpoints: [] },
     });

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
+import { DEFAULT_CAPS } from '../../shared/run-spec.js';
 import type {
   ConfigFile,
   IsolationMode,
@@ -47,6 +48,18 @@ export interface CadreConfig {
   memoryLimitMb?: number;
   /** Absolute directory for transcripts; absent = the runtime's default. */
   transcriptsDir?: string;
+  /** cadre's user data directory (absolute); absent = `~/.cadre`. */
+  dataDir?: string;
+  /** Most tool calls run per model message. */
+  maxToolCallsPerMessage: number;
+  /** Most subagents launched per model message. */
+  maxTasksPerMessage: number;
+  /** Most subagents launched per agent tree. */
+  maxSubagents: number;
+  /** Most characters of text one model reply may stream (caps.maxReplyChars). */
+  maxReplyChars: number;
+  /** Most characters of tool-call input one model reply may stream (caps.maxToolInputChars). */
+  maxToolInputChars: number;
   webFetch: WebFetchSettings;
   webSearch: WebSearchSettings;
 }
@@ -92,6 +105,11 @@ export const CONFIG_DEFAULTS = {
   sandbox: 'auto',
   isolation: 'thread',
   defaultMode: 'default',
+  maxToolCallsPerMessage: 64,
+  maxTasksPerMessage: 16,
+  maxSubagents: 200,
+  maxReplyChars: DEFAULT_CAPS.maxReplyChars,
+  maxToolInputChars: DEFAULT_CAPS.maxToolInputChars,
   webFetchMaxBytes: 5 * 1024 * 1024,
   webFetchTimeoutSeconds: 30,
 } as const;
@@ -138,6 +156,14 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
     timeout: project.timeout ?? user.timeout ?? CONFIG_DEFAULTS.timeout,
     idleTimeout: project.idleTimeout ?? user.idleTimeout ?? CONFIG_DEFAULTS.idleTimeout,
     isolation: project.isolation ?? user.isolation ?? CONFIG_DEFAULTS.isolation,
+    maxToolCallsPerMessage:
+      project.maxToolCallsPerMessage ?? user.maxToolCallsPerMessage ?? CONFIG_DEFAULTS.maxToolCallsPerMessage,
+    maxTasksPerMessage:
+      project.maxTasksPerMessage ?? user.maxTasksPerMessage ?? CONFIG_DEFAULTS.maxTasksPerMessage,
+    maxSubagents: project.maxSubagents ?? user.maxSubagents ?? CONFIG_DEFAULTS.maxSubagents,
+    maxReplyChars: project.maxReplyChars ?? user.maxReplyChars ?? CONFIG_DEFAULTS.maxReplyChars,
+    maxToolInputChars:
+      project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
     webFetch: mergeWebFetch(user.webFetch, project.webFetch),
     webSearch: mergeWebSearch(user.webSearch, project.webSearch),
   };
@@ -151,6 +177,8 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
   if (memoryLimitMb !== undefined) merged.memoryLimitMb = memoryLimitMb;
   if (project.transcriptsDir !== undefined) merged.transcriptsDir = resolveProject(project.transcriptsDir);
   else if (user.transcriptsDir !== undefined) merged.transcriptsDir = resolveUser(user.transcriptsDir);
+  if (project.dataDir !== undefined) merged.dataDir = resolveProject(project.dataDir);
+  else if (user.dataDir !== undefined) merged.dataDir = resolveUser(user.dataDir);
   return merged;
 }
 

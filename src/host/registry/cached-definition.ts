@@ -4,11 +4,13 @@
 // on first use), against a 250 ms budget for the whole start; these take about 2 ms. The table is
 // typed by AgentDefinition's keys, so a field added to the schema without a check here does not
 // compile, and a cached object with a key the table does not know is refused (the file is then
-// parsed afresh). Tool names are held to what a parse can produce, beyond what the schema asks.
+// parsed afresh). Tool names are held to what a parse can produce, beyond what the schema asks, and
+// numbers to the ranges the schema holds them to (shared/ranges.ts).
 import { type AgentDefinition, type RegistryIssue } from '../../shared/agent-definition.js';
 import { isAgentName } from '../../shared/agent-name.js';
 import { parseMcpName } from '../../shared/mcp-names.js';
 import { isPermissionMode } from '../../shared/permission-modes.js';
+import { RANGES } from '../../shared/ranges.js';
 import { TOOL_NAMES } from '../../shared/tool-names.js';
 
 /** A definition as the cache stores it: everything but the prompt. */
@@ -18,9 +20,13 @@ type Check = (value: unknown) => boolean;
 
 const isString: Check = (v) => typeof v === 'string';
 const isBoolean: Check = (v) => typeof v === 'boolean';
-const positive: Check = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+const seconds: Check = (v) => typeof v === 'number' && v > 0 && v <= RANGES.timeout.max;
 const positiveInt: Check = (v) => Number.isSafeInteger(v) && (v as number) > 0;
-const nonNegativeInt: Check = (v) => Number.isSafeInteger(v) && (v as number) >= 0;
+/** A whole number within RANGES[key], as the schema holds the field. */
+const ranged =
+  (key: 'maxTurns' | 'tokenBudget' | 'maxDepth'): Check =>
+  (v) =>
+    Number.isSafeInteger(v) && (v as number) >= RANGES[key].min && (v as number) <= RANGES[key].max;
 const isRecord: Check = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings =
   (each: (s: string) => boolean): Check =>
@@ -44,15 +50,15 @@ const FIELDS: Record<keyof StoredDefinition, Check> = {
   taskTypes: optional(strings(isAgentName)),
   disallowedTools: strings(deniable),
   model: (v) => typeof v === 'string' && v !== '' && !/\s/.test(v),
-  timeout: positive,
-  idleTimeout: positive,
-  maxTurns: optional(positiveInt),
+  timeout: seconds,
+  idleTimeout: seconds,
+  maxTurns: optional(ranged('maxTurns')),
   permissionMode: optional(isPermissionMode),
-  tokenBudget: optional(positiveInt),
+  tokenBudget: optional(ranged('tokenBudget')),
   output: optional((v) => v === 'handoff' || isRecord(v)),
   input: optional(isRecord),
   exposeAsTool: isBoolean,
-  maxDepth: nonNegativeInt,
+  maxDepth: ranged('maxDepth'),
   isolation: optional((v) => v === 'worktree'),
   color: optional(isString),
 };

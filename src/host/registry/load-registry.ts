@@ -10,11 +10,11 @@ import {
   type RegistryIssue,
   type RegistryResult,
 } from '../../shared/agent-definition.js';
-import { agentKey } from '../../shared/agent-name.js';
+import { agentKey, AgentNames } from '../../shared/agent-name.js';
 import type { ModelEnv } from '../agents/model-resolve.js';
 import { configPath, type LoadedConfig, loadConfig } from '../config.js';
 import { readCliAgents } from './cli-agents.js';
-import { markNotInEffect } from './effect-context.js';
+import { markNotInEffect } from './mark-not-in-effect.js';
 import { buildStamp, type CacheSettings, readSourceCached } from './registry-cache.js';
 import { parseAgentEntry, parseAgentFile, type ParsedAgent, type ParseOptions } from './parse-agent.js';
 import { type AgentFileRead, readAgentFiles } from './read-agent-files.js';
@@ -166,13 +166,15 @@ export async function loadRegistry(options: LoadRegistryOptions): Promise<Regist
   const agents = [...winners.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, agent]) => agent);
+  const names = new AgentNames(agents.map((a) => a.name));
   for (const agent of agents) {
     for (const type of agent.taskTypes ?? []) {
-      if (!winners.has(agentKey(type)))
+      const { found, hint } = names.lookup(type);
+      if (found === undefined)
         warnings.push({
           path: agent.path,
           field: 'tools',
-          message: `Task(${type}): no agent named "${type}" is defined`,
+          message: `Task(${type}): no agent named "${type}" is defined${hint ? ` (did you mean "${hint}"?)` : ''}`,
         });
     }
   }

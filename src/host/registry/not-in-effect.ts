@@ -7,7 +7,7 @@ import { mcpServerOf } from '../../shared/mcp-names.js';
 import { ToolName } from '../../shared/tools.js';
 
 /** What the configuration-dependent checks need. */
-export interface EffectContext {
+export interface NotInEffectContext {
   /** MCP servers the configuration provides. */
   mcpServers: ReadonlySet<string>;
   /** Why WebSearch cannot run for a definition of this model, or undefined when it can. */
@@ -39,7 +39,7 @@ export function staticNotInEffect(def: Pick<AgentDefinition, 'isolation' | 'outp
  */
 export function notInEffect(
   def: AgentDefinition,
-  ctx: EffectContext,
+  ctx: NotInEffectContext,
 ): { marks: NotInEffect[]; warn: NotInEffect[] } {
   const marks = staticNotInEffect(def);
   const warn: NotInEffect[] = [];

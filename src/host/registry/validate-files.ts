@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { RegistryIssue, RegistryResult } from '../../shared/agent-definition.js';
 import type { ModelEnv } from '../agents/model-resolve.js';
 import { loadConfig, readConfigFile } from '../config.js';
-import { markNotInEffect } from './effect-context.js';
+import { markNotInEffect } from './mark-not-in-effect.js';
 import { parseAgentEntry, parseAgentFile, type ParsedAgent } from './parse-agent.js';
 import { type AgentFileRead, readAgentFile, readAgentFiles } from './read-agent-files.js';
 

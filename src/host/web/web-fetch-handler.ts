@@ -2,10 +2,18 @@
 // one policy function decides (`WebFetch(domain:...)` rules; ask by default, and a non-interactive
 // ask is a denial the model is told about), the page is downloaded with no private address
 // reachable and every redirect checked again (fetch-page.ts), converted to text off the event loop
-// (page-pool.ts), capped, labelled as untrusted web content, and audited like every effect.
+// (page-pool.ts), capped, labelled as untrusted web content, and audited like every effect (a
+// refusal, by the policy, a person or the address guard, is an `effect-refused` event like any other).
 import type { Capabilities } from '../../shared/capabilities.js';
 import { CadreError } from '../../shared/errors.js';
-import { audited, authorize, type EffectContext, parseRequest } from '../capabilities/fs-handlers.js';
+import { safeUrl } from '../capabilities/audit-summary.js';
+import {
+  audited,
+  authorize,
+  type EffectContext,
+  judgeContext,
+  parseRequest,
+} from '../capabilities/effect-context.js';
 import { decide } from '../capabilities/policy.js';
 import type { WebFetchSettings } from '../config/merge.js';
 import { privateAllowance } from './address-guard.js';
@@ -23,15 +31,7 @@ export function webHandlers(ctx: EffectContext, settings: WebFetchSettings): Par
   // A redirect is followed only where the policy allows outright; anywhere else the model is told
   // where it leads and fetches that URL itself, which asks (or is denied) like any fetch.
   const mayFollow = (url: URL) =>
-    decide({
-      capability: 'web.fetch',
-      url: url.href,
-      projectDir: ctx.projectDir,
-      extraRoots: ctx.extraRoots,
-      homeDir: ctx.homeDir,
-      mode: ctx.mode,
-      rules: ctx.rules,
-    }).decision === 'allow';
+    decide({ capability: 'web.fetch', url: url.href, ...judgeContext(ctx) }).decision === 'allow';
   const webFetch: Capabilities['web.fetch'] = (raw) =>
     audited(ctx, 'web.fetch', forAudit((raw as { url?: unknown } | null)?.url), async () => {
       const req = parseRequest('web.fetch', raw);
@@ -76,12 +76,7 @@ export function webHandlers(ctx: EffectContext, settings: WebFetchSettings): Par
 
 /** A URL as the audit log keeps it: no query, fragment or credentials (they may hold secrets). */
 function forAudit(raw: unknown): string {
-  try {
-    const url = new URL(String(raw));
-    return `${url.protocol}//${url.host}${url.pathname}`.slice(0, 300);
-  } catch {
-    return String(raw).slice(0, 100);
-  }
+  return safeUrl(String(raw)) ?? '';
 }
 
 function httpUrl(raw: string): URL {

@@ -1,7 +1,7 @@
 // The Task tool and agents exposed as tools: both ask the host's `agents.task` capability to run a
 // subagent. The host resolves the definition, the child's grant and its limits; the worker only
 // formats what comes back for the model.
-import { agentKey } from '../../shared/agent-name.js';
+import { outsideTaskTypes } from '../../shared/agent-name.js';
 import type { BackgroundHandle } from '../../shared/capabilities.js';
 import type { ExtraToolDef } from '../../shared/run-spec.js';
 import { usageLine, type TaskInput, type TaskOutput } from '../../shared/task.js';
@@ -49,7 +49,8 @@ function taskSchema(): Record<string, unknown> {
     subagent_type: 'The type of agent to launch',
     model: 'Optional model alias or id for this run',
     run_in_background: 'Return at once with the agentId; collect the result with TaskOutput',
-    resume: 'The agentId of a finished run to continue with this prompt',
+    resume:
+      'The agentId of a finished run of this same subagent_type, started in this task (by you or a subagent), to continue with this prompt',
     max_turns: 'Most model turns the subagent may take',
     timeout: 'Timeout in seconds',
   });
@@ -71,11 +72,8 @@ export function taskTool(spawnable: readonly string[] | undefined): Tool {
       const parsed = parseToolInput('Task', TaskToolInput, input);
       if (!parsed.ok) return parsed.result;
       const d = parsed.data;
-      if (spawnable && !spawnable.some((t) => agentKey(t) === agentKey(d.subagent_type))) {
-        return toolError(
-          `not_granted: this agent may only launch: ${spawnable.join(', ')} (asked for "${d.subagent_type}")`,
-        );
-      }
+      const outside = spawnable && outsideTaskTypes(spawnable, d.subagent_type);
+      if (outside) return toolError(`not_granted: ${outside}`);
       return delegate(ctx, {
         subagent_type: d.subagent_type,
         prompt: d.prompt,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseTaskFile } from '../../../src/host/batch/task-file.js';
+import { AgentNames } from '../../../src/shared/agent-name.js';
 
-const agents = new Set(['explore', 'worker', 'data_scientist']);
+const agents = new AgentNames(['explore', 'worker', 'data_scientist']);
 
 describe('parseTaskFile', () => {
   it('finds an agent whatever the case it is written in', () => {

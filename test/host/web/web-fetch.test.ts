@@ -17,8 +17,9 @@ import {
   nonInteractiveResolver,
 } from '../../../src/host/approvals/index.js';
 import { createAuditLog, type AuditLog } from '../../../src/host/capabilities/audit.js';
-import type { EffectContext } from '../../../src/host/capabilities/fs-handlers.js';
+import type { EffectContext, EffectRefusal } from '../../../src/host/capabilities/effect-context.js';
 import type { WebFetchSettings } from '../../../src/host/config/merge.js';
+import { verifyAuditLog } from '../../../src/host/records/audit-verify.js';
 import { webHandlers } from '../../../src/host/web/web-fetch-handler.js';
 import { tempDir } from '../registry/temp-dirs.js';
 
@@ -117,6 +118,7 @@ async function fetchWith(
     approve?: boolean;
     audit?: AuditLog;
     mode?: EffectContext['mode'];
+    refusals?: EffectRefusal[];
   } = {},
 ): Promise<Envelope<WebFetchResult>> {
   const resolver =
@@ -134,11 +136,14 @@ async function fetchWith(
     homeDir: root,
     mode: options.mode ?? 'default',
     rules: { allow: options.allow ?? [], ask: [], deny: options.deny ?? [] },
+    records: [],
+    protect: [],
     sandbox: 'off',
     approvals: new ApprovalBroker(resolver),
     audit: options.audit,
     signal: new AbortController().signal,
     pauseClock: () => () => undefined,
+    onRefused: (refusal) => options.refusals?.push(refusal),
   };
   const handler = webHandlers(ctx, { ...TRUSTED, ...options.settings })['web.fetch'];
   if (!handler) throw new Error('no web.fetch handler');
@@ -358,5 +363,31 @@ describe('WebFetch: the audit log', () => {
     expect(lines[0]?.reason).toMatch(/page\.html from 127\.0\.0\.1; \d+ bytes/);
     expect(lines[0]?.args).toEqual({ summary: `${base}/page.html` });
     expect(JSON.stringify(lines)).not.toContain('s3cret');
+    // The lines are links of the log's hash chain, like every other capability's.
+    expect(lines.every((l) => typeof l.prev === 'string')).toBe(true);
+    expect(await verifyAuditLog(file)).toMatchObject({ ok: true, lines: 3 });
+  });
+});
+
+describe('WebFetch: refusals', () => {
+  it('a fetch the policy, a person or the address guard refused is reported as a refusal; a failed fetch is not', async () => {
+    const refusals: EffectRefusal[] = [];
+    await fetchWith(`${base}/page.html?token=s3cret`, { deny: allowLoopback, refusals });
+    await fetchWith(`${base}/page.html`, { refusals });
+    await fetchWith(`${base}/page.html`, { approve: false, refusals });
+    await fetchWith(`${base}/to-metadata`, {
+      allow: [...allowLoopback, 'WebFetch(domain:169.254.169.254)'],
+      refusals,
+    });
+    await fetchWith(`${base}/image`, { allow: allowLoopback, refusals });
+    expect(refusals.map((r) => [r.capability, r.code])).toEqual([
+      ['web.fetch', 'permission_denied'],
+      ['web.fetch', 'approval_denied'],
+      ['web.fetch', 'approval_denied'],
+      ['web.fetch', 'permission_denied'],
+    ]);
+    expect(refusals[0]?.summary).toBe(`${base}/page.html`);
+    // The non-interactive ask names the rule that would allow the fetch.
+    expect(refusals[1]?.allow).toEqual(['WebFetch(domain:127.0.0.1)']);
   });
 });

@@ -2,10 +2,10 @@
 // policy allows it outright, with the domain lists from config; each search the provider runs is
 // reported as an event and audited. End to end through the real SDK and the fake Messages API.
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelConfig } from '../../../src/shared/run-spec.js';
 import type { WebSearchSettings } from '../../../src/host/config/merge.js';
+import { verifyAuditLog } from '../../../src/host/records/audit-verify.js';
 import { webSearchGrant } from '../../../src/host/web/web-search-grant.js';
 import { messageReply, textReply, toolUseId } from '../../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../agents/harness.js';
@@ -152,7 +152,10 @@ describe('WebSearch in a run', () => {
       'https://docs.example.com/cadre',
     );
     await h.runtime.close();
-    const audit = (await readFile(path.join(h.dir, '.cadre', 'audit.jsonl'), 'utf8'))
+    // The project's hash-chained audit log, among cadre's records (out of the project).
+    const log = h.runtime.records.auditLog;
+    expect(await verifyAuditLog(log)).toMatchObject({ ok: true });
+    const audit = (await readFile(log, 'utf8'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { capability: string; decision: string; args: { summary: string } });

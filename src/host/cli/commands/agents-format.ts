@@ -1,6 +1,9 @@
 // Renders agents for people: the `agents list` table, the `agents show` page, and issue lines.
+// Names, paths, descriptions, prompts and issue messages come from agent files and folders: they go
+// through the terminal cleaner (made inert unless --raw).
 import path from 'node:path';
 import type { LoadedAgent, RegistryIssue } from '../../../shared/agent-definition.js';
+import { terminalCleaner, type TerminalCleaner } from '../../terminal-text.js';
 import { ToolName } from '../../../shared/tools.js';
 import { formatIssue } from '../../registry/format-issue.js';
 
@@ -26,22 +29,28 @@ export function toolsLabel(agent: Pick<LoadedAgent, 'tools' | 'taskTypes'>): str
  * Where a definition lives, short (the SOURCE column says which folder or file): the path below
  * the source's agents folder for agent files, the file name of a config file or `--agents` file.
  */
-export function displayPath(agent: Pick<LoadedAgent, 'path' | 'source' | 'relativePath'>): string {
+export function definitionPath(agent: Pick<LoadedAgent, 'path' | 'source' | 'relativePath'>): string {
   if (agent.relativePath !== undefined) return agent.relativePath;
   if (agent.source === 'cli' && agent.path === '--agents') return '--agents';
   return path.basename(agent.path);
 }
 
+const SAFE = terminalCleaner(false);
+
 /** The `agents list` table. */
-export function agentsTable(agents: readonly LoadedAgent[], width: number): string {
+export function agentsTable(
+  agents: readonly LoadedAgent[],
+  width: number,
+  clean: TerminalCleaner = SAFE,
+): string {
   const rows = agents.map((a) => [
-    a.name,
+    clean.line(a.name),
     a.source,
-    truncateStart(displayPath(a), 36),
-    a.model,
+    truncateStart(clean.line(definitionPath(a)), 36),
+    clean.line(a.model),
     truncate(toolsLabel(a), 32),
     // Only the start of a description fits the column: long ones (pasted examples) are cut first.
-    oneLine(a.description.slice(0, Math.max(width, 400))),
+    clean.line(oneLine(a.description.slice(0, Math.max(width, 400)))),
   ]);
   const header = ['NAME', 'SOURCE', 'PATH', 'MODEL', 'TOOLS', 'DESCRIPTION'];
   const fixedColumns = header.length - 1;
@@ -59,7 +68,7 @@ export function agentsTable(agents: readonly LoadedAgent[], width: number): stri
 }
 
 /** The `agents show` page: the resolved definition, its provenance, then the prompt. */
-export function agentPage(agent: LoadedAgent): string {
+export function agentPage(agent: LoadedAgent, clean: TerminalCleaner = SAFE): string {
   const opt = (value: unknown) => (value === undefined ? '-' : String(value));
   const off = new Set((agent.notInEffect ?? []).map((n) => `${n.field}:${n.item}`));
   const lines: [string, string][] = [
@@ -94,13 +103,19 @@ export function agentPage(agent: LoadedAgent): string {
     (n) => `${n.field === 'tools' ? n.item : `${n.field}: ${n.item}`}: ${n.reason}`,
   );
   if (notes.length > 0) lines.push(['not in effect', notes.join(`\n${' '.repeat(16)}`)]);
-  const head = lines.map(([k, v]) => `${`${k}:`.padEnd(Math.max(14, k.length + 2))}${v}`).join('\n');
-  return `${head}\n\n--- prompt ---\n${agent.prompt === '' ? '(empty)' : agent.prompt}\n`;
+  const head = lines
+    .map(([k, v]) => `${`${k}:`.padEnd(Math.max(14, k.length + 2))}${clean.block(v)}`)
+    .join('\n');
+  return `${head}\n\n--- prompt ---\n${agent.prompt === '' ? '(empty)' : clean.block(agent.prompt)}\n`;
 }
 
 /** Issue lines prefixed by their kind. */
-export function issueLines(kind: 'error' | 'warning', issues: readonly RegistryIssue[]): string {
-  return issues.map((i) => `${kind}: ${formatIssue(i)}\n`).join('');
+export function issueLines(
+  kind: 'error' | 'warning',
+  issues: readonly RegistryIssue[],
+  clean: TerminalCleaner = SAFE,
+): string {
+  return issues.map((i) => `${kind}: ${clean.line(formatIssue(i))}\n`).join('');
 }
 
 /** `N errors, M warnings`, with singulars. */

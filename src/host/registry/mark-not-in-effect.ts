@@ -6,10 +6,10 @@ import { modelConfigFor, pickModel, type ModelEnv } from '../agents/model-resolv
 import type { CadreConfig } from '../config.js';
 import { configuredMcpServers } from '../mcp-servers.js';
 import { webSearchUnavailable } from '../web/web-search-offer.js';
-import { type EffectContext, notInEffect } from './not-in-effect.js';
+import { type NotInEffectContext, notInEffect } from './not-in-effect.js';
 
 /** The context of one load: configured MCP servers and WebSearch availability per model name. */
-export function effectContext(config: CadreConfig, env: ModelEnv): EffectContext {
+export function notInEffectContext(config: CadreConfig, env: ModelEnv): NotInEffectContext {
   const byModel = new Map<string, string | undefined>();
   return {
     mcpServers: configuredMcpServers(config),
@@ -39,7 +39,7 @@ export function markNotInEffect(
   config: CadreConfig,
   env: ModelEnv,
 ): RegistryIssue[] {
-  const ctx = effectContext(config, env);
+  const ctx = notInEffectContext(config, env);
   const warnings: RegistryIssue[] = [];
   for (const agent of agents) {
     const { marks, warn } = notInEffect(agent, ctx);
