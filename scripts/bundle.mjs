@@ -5,6 +5,8 @@
 // - dist/host/cli/cadre.cjs: the CLI, run by the executable cadre.mjs (scripts/cli-loader.mjs);
 // - dist/host-bundle/io-thread.cjs: the host's I/O threads (Grep's reads, glob walks), loaded by
 //   io-entry.cjs (scripts/io-loader.cjs);
+// - dist/host-bundle/page-thread.cjs: the thread that turns fetched pages into text (WebFetch),
+//   started on the first fetch; the HTML converter lives only here;
 // - dist/code-cache.cjs (scripts/code-cache.cjs) and, beside each .cjs bundle, V8's code cache for
 //   the Node version that ran the build. Other versions compile from source.
 import { chmodSync, copyFileSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -63,6 +65,11 @@ await Promise.all([
     ...cjs,
     entryPoints: [path.join(dist, 'host', 'capabilities', 'fs', 'io-thread.js')],
     outfile: path.join(ioDir, 'io-thread.cjs'),
+  }),
+  build({
+    ...cjs,
+    entryPoints: [path.join(dist, 'host', 'web', 'page-thread.js')],
+    outfile: path.join(ioDir, 'page-thread.cjs'),
   }),
   build({
     ...cjs,

@@ -15,11 +15,20 @@ export interface CliRun {
 
 const CLI = path.resolve('dist', 'host', 'cli', 'cadre.mjs');
 
-/** Runs `node dist/host/cli/cadre.mjs ...args`. */
-export function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
+/**
+ * Runs `node dist/host/cli/cadre.mjs ...args`, under `launcher` when given (such as
+ * `['chrt', '-f', '50']`, so other work on a shared machine does not preempt it).
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  launcher: readonly string[] = [],
+): Promise<CliRun> {
   const started = performance.now();
+  const [command, ...prefix] = [...launcher, process.execPath];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(command ?? process.execPath, [...prefix, CLI, ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env, CADRE_REPORT_RESOURCES: '1' },
     });

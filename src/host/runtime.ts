@@ -36,6 +36,11 @@ export interface RuntimeOptions {
   env?: ModelEnv;
   /** The `--agents` JSON (inline or a file). */
   agents?: string;
+  /**
+   * Keep parsed agent definitions in this directory between starts (registryCacheDir gives the
+   * user's cache directory); without it every agent file is parsed at every start.
+   */
+  registryCacheDir?: string;
   /** Overrides of config values. */
   concurrency?: number;
   isolation?: 'thread' | 'process';
@@ -152,7 +157,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   let registry: RegistryResult;
   let cassette: string | undefined;
   try {
-    registry = await loadRegistry({ cwd, home, cliAgents: options.agents, config: loaded });
+    registry = await loadRegistry({
+      cwd,
+      home,
+      cliAgents: options.agents,
+      config: loaded,
+      env: options.env ?? process.env,
+      ...(options.registryCacheDir !== undefined ? { cacheDir: options.registryCacheDir } : {}),
+    });
     cassette = options.replay
       ? await readFile(options.replay, 'utf8').catch((error: NodeJS.ErrnoException) => {
           throw new CadreError(

@@ -1,17 +1,13 @@
 // The agent definition: the frontmatter / config.json schema as written by users, and the resolved
 // definition the registry hands to the runtime (tools expanded, defaults applied, source recorded).
 import * as z from 'zod';
+import { AGENT_NAME_PATTERN, AGENT_NAME_RULE } from './agent-name.js';
 import { RANGES } from './ranges.js';
 import { PermissionMode } from './task.js';
 import { Profile } from './tools.js';
 
-/** Agent names: lowercase words joined by hyphens. */
-export const AgentName = z
-  .string()
-  .regex(
-    /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
-    'must be lowercase letters and digits joined by hyphens (e.g. code-reviewer)',
-  );
+/** Agent names as Claude Code writes them (see agent-name.ts); looked up case-insensitively. */
+export const AgentName = z.string().regex(AGENT_NAME_PATTERN, AGENT_NAME_RULE);
 
 const toolList = z.union([z.string(), z.array(z.string())]);
 
@@ -50,7 +46,6 @@ export const IGNORED_FIELDS: readonly string[] = [
   'background',
   'forkContext',
   'argument-hint',
-  'version',
 ];
 
 /** Where a definition came from, highest precedence first. */
@@ -97,12 +92,25 @@ export const AgentDefinition = z.object({
 /** A resolved definition. */
 export type AgentDefinition = z.infer<typeof AgentDefinition>;
 
+/** Something a definition asks for that is not in effect, and why. */
+export interface NotInEffect {
+  /** The field it was written in (`tools`, `isolation`, `output`). */
+  field: string;
+  /** What is not in effect: a tool name, or the field's value. */
+  item: string;
+  reason: string;
+}
+
 /** A definition with its provenance, as the registry returns it. */
 export interface LoadedAgent extends AgentDefinition {
   source: AgentSource;
   path: string;
+  /** For agent files: the path below the source's agents directory (`backend/api-designer.md`). */
+  relativePath?: string;
   /** Lower-precedence definitions of the same name that this one hides. */
   overrides: { source: AgentSource; path: string }[];
+  /** What the definition asks for that does not apply (an MCP tool with no server, `isolation`, ...). */
+  notInEffect?: NotInEffect[];
 }
 
 /** A problem found while loading definitions. `path` names the file (or `--agents`). */

@@ -11,7 +11,7 @@ export interface NumberRange {
   unit?: string;
 }
 
-/** Ranges by config key; the flags of the same name share them. */
+/** Ranges by config key (a dotted path inside a block); the flags of the same name share them. */
 export const RANGES = {
   concurrency: { min: 1, max: 1024, integer: true },
   queueLimit: { min: 0, max: 1_000_000, integer: true },
@@ -26,6 +26,9 @@ export const RANGES = {
   maxToolCallsPerMessage: { min: 1, max: 1000, integer: true },
   maxTasksPerMessage: { min: 1, max: 1000, integer: true },
   maxSubagents: { min: 1, max: 100_000, integer: true },
+  'webFetch.maxBytes': { min: 1, max: 50 * 1024 * 1024, integer: true, unit: 'bytes' },
+  'webFetch.timeout': { min: 0.001, max: 600, integer: false, unit: 'seconds' },
+  'webSearch.maxUses': { min: 1, max: 100, integer: true },
 } as const satisfies Record<string, NumberRange>;
 
 /** A key of RANGES. */

@@ -32,6 +32,17 @@ export interface ExtraToolDef {
   agentType?: string;
 }
 
+/**
+ * Anthropic's server-side web search, as a run's model requests offer it (the Messages API's
+ * `web_search` tool parameters). The host sets it only where the endpoint offers the tool and the
+ * policy allows it; the model's provider runs the searches.
+ */
+export interface WebSearchSpec {
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+  max_uses?: number;
+}
+
 /** Caps on what a model controls inside the worker. */
 export interface RunCaps {
   /** Largest tool_result text returned to the model (chars). */
@@ -97,6 +108,8 @@ export interface WorkerRunSpec {
   extraTools: ExtraToolDef[];
   /** Agent types Task may spawn; absent = any. Enforced again by the host. */
   taskTypes?: string[];
+  /** Set when `tools` holds WebSearch: how the server-side search is offered. */
+  webSearch?: WebSearchSpec;
   model: ModelConfig;
   maxTurns: number;
   permissionMode: PermissionMode;

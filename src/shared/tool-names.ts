@@ -17,4 +17,5 @@ export const TOOL_NAMES = [
   'TodoWrite',
   'TodoRead',
   'WebFetch',
+  'WebSearch',
 ] as const;

@@ -1,8 +1,11 @@
 // The tool table: names, input schemas (Claude Code's, so agent files and prompts carry over),
 // the tool -> capability map, profiles, nesting-filtered and concurrency-safe tools.
 import * as z from 'zod';
+import { isAgentName } from './agent-name.js';
 import type { CapabilityName } from './capabilities.js';
+import { CLAUDE_CODE_EQUIVALENTS, CLAUDE_CODE_ONLY_TOOLS, notProvidedMessage } from './claude-code-tools.js';
 import { closest } from './closest.js';
+import { looksLikeMcp, mcpPatternMatches, mcpToolName, parseMcpName } from './mcp-names.js';
 import { TOOL_NAMES } from './tool-names.js';
 
 /** Every built-in tool name. */
@@ -85,8 +88,16 @@ export type TodoItem = z.infer<typeof TodoItem>;
 export const TodoWriteInput = z.strictObject({ todos: z.array(TodoItem).max(200) });
 /** TodoRead {}. */
 export const TodoReadInput = z.strictObject({});
-/** WebFetch {url, prompt}. */
-export const WebFetchInput = z.strictObject({ url: z.url(), prompt: z.string().optional() });
+/** WebFetch {url, prompt}: `prompt` says what to look for in the page. */
+export const WebFetchInput = z.strictObject({
+  url: z.string().min(1).max(2000),
+  prompt: z.string().max(10_000).optional(),
+});
+/**
+ * WebSearch {query}: the shape of Anthropic's server-side web search call. The model's provider runs
+ * the search; cadre never receives this input as a tool call of its own.
+ */
+export const WebSearchInput = z.strictObject({ query: z.string().min(2) });
 
 /** Input schema per tool. */
 export const TOOL_INPUTS = {
@@ -103,9 +114,13 @@ export const TOOL_INPUTS = {
   TodoWrite: TodoWriteInput,
   TodoRead: TodoReadInput,
   WebFetch: WebFetchInput,
+  WebSearch: WebSearchInput,
 } as const satisfies Record<ToolName, z.ZodType>;
 
-/** Capabilities each tool needs on its port. `events.emit` is granted to every run. */
+/**
+ * Capabilities each tool needs on its port. `events.emit` is granted to every run. WebSearch needs
+ * none: the model's provider runs it, and the host decides at launch whether it is offered.
+ */
 export const TOOL_CAPABILITIES: Record<ToolName, readonly CapabilityName[]> = {
   Read: ['fs.read', 'fs.stat'],
   Write: ['fs.write', 'fs.stat'],
@@ -120,6 +135,7 @@ export const TOOL_CAPABILITIES: Record<ToolName, readonly CapabilityName[]> = {
   TodoWrite: ['todos.write'],
   TodoRead: ['todos.read'],
   WebFetch: ['web.fetch'],
+  WebSearch: [],
 };
 
 /** Tools that only read, safe to run in parallel within one model turn. */
@@ -145,20 +161,21 @@ export type Profile = z.infer<typeof Profile>;
 /** What each profile expands to. */
 export const PROFILES: Record<Profile, readonly ToolName[]> = {
   'read-only': ['Read', 'Glob', 'Grep', 'LS'],
-  research: ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'TodoWrite', 'TodoRead'],
+  research: ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'TodoRead'],
   writer: ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'LS', 'TodoWrite', 'TodoRead'],
   'full-access': ToolName.options,
 };
 
-const MCP_TOOL = /^mcp__[A-Za-z0-9_-]+?__(?:[A-Za-z0-9_-]+|\*)$/;
-const TASK_SPEC = /^Task\s*\(([^)]*)\)$/;
+const TASK_SPEC = /^(?:Task|Agent)\s*\(([^)]*)\)$/;
 
 /** One parsed entry of a `tools` field. */
 export type ToolSpec =
   | { kind: 'tool'; name: ToolName }
   | { kind: 'all' }
   | { kind: 'mcp'; name: string }
-  | { kind: 'task'; types: string[] };
+  | { kind: 'task'; types: string[] }
+  /** A Claude Code tool cadre does not provide: the entry grants nothing, and `message` says so. */
+  | { kind: 'ignored'; name: string; message: string };
 
 /** Splits a comma list of tools, keeping commas inside `Task(...)` with it. */
 export function splitToolList(value: string): string[] {
@@ -177,7 +194,11 @@ export function splitToolList(value: string): string[] {
   return out.map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
-/** Parses one tool entry; returns an error message for an unknown name. */
+/**
+ * Parses one tool entry. Claude Code's names for cadre's tools map to them (`MultiEdit` is Edit,
+ * `Agent(a, b)` is `Task(a, b)`, `mcp__server` is `mcp__server__*`); its tools cadre lacks are
+ * `ignored`; a name that is a tool nowhere is an error whose hint never names `*`.
+ */
 export function parseToolSpec(entry: string): ToolSpec | { error: string } {
   const name = entry.trim();
   if (name === '*') return { kind: 'all' };
@@ -187,23 +208,37 @@ export function parseToolSpec(entry: string): ToolSpec | { error: string } {
       .split(',')
       .map((t) => t.trim())
       .filter((t) => t.length > 0);
-    const bad = types.find((t) => !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(t) && t !== '*');
-    if (bad !== undefined) return { error: `Task(...) names an invalid agent type "${bad}"` };
+    const bad = types.find((t) => !isAgentName(t) && t !== '*');
+    if (bad !== undefined)
+      return { error: `${name.slice(0, name.indexOf('('))}(...) names an invalid agent type "${bad}"` };
     return types.length === 0 || types.includes('*')
       ? { kind: 'tool', name: 'Task' }
       : { kind: 'task', types };
   }
-  if (MCP_TOOL.test(name)) return { kind: 'mcp', name };
-  const known = ToolName.safeParse(name);
+  if (looksLikeMcp(name)) {
+    const mcp = parseMcpName(name);
+    if (mcp !== undefined) return { kind: 'mcp', name: mcpToolName(mcp) };
+    return {
+      error: `"${name}" is not an MCP tool name (write mcp__server__tool, mcp__server__* or mcp__server)`,
+    };
+  }
+  const known = ToolName.safeParse(
+    Object.hasOwn(CLAUDE_CODE_EQUIVALENTS, name) ? CLAUDE_CODE_EQUIVALENTS[name] : name,
+  );
   if (known.success) return { kind: 'tool', name: known.data };
-  const hint = closest(name, [...ToolName.options, '*']);
+  if (CLAUDE_CODE_ONLY_TOOLS.has(name)) return { kind: 'ignored', name, message: notProvidedMessage(name) };
+  const hint = closest(name, [
+    ...ToolName.options,
+    ...Object.keys(CLAUDE_CODE_EQUIVALENTS),
+    ...CLAUDE_CODE_ONLY_TOOLS,
+  ]);
   return { error: `unknown tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}` };
 }
 
 /** True when `tool` (a concrete tool or mcp name) is matched by a pattern in `list` (`*`, `mcp__s__*`). */
 export function toolMatches(tool: string, pattern: string): boolean {
   if (pattern === '*' || pattern === tool) return true;
-  if (pattern.endsWith('__*')) return tool.startsWith(pattern.slice(0, -1));
+  if (looksLikeMcp(pattern)) return mcpPatternMatches(pattern, tool);
   return TASK_SPEC.test(pattern) && tool === 'Task';
 }
 

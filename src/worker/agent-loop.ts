@@ -10,11 +10,19 @@ import { Conversation, textOfBlocks, type Block } from './loop/conversation.js';
 import { runModelTurn, type ToolUse } from './loop/model-turn.js';
 import { capFanOut } from './loop/fan-out.js';
 import { runToolCalls, type PendingCall } from './loop/run-tools.js';
-import type { ModelClient, ModelRequest, ToolDefinition } from './models/model-client.js';
+import { serverToolEvents } from './loop/server-tools.js';
+import type {
+  ModelClient,
+  ModelRequest,
+  ServerToolDefinition,
+  ToolDefinition,
+} from './models/model-client.js';
 
 /** The tools a run offers, as the loop uses them. */
 export interface LoopTools {
   definitions: ToolDefinition[];
+  /** Tools the provider runs itself (web search); their calls and results arrive in the reply. */
+  serverTools?: ServerToolDefinition[];
   /** Runs one call. Failures the model should see come back as `isError` results. */
   run(name: string, input: unknown, signal?: AbortSignal): Promise<{ content: string; isError: boolean }>;
 }
@@ -130,10 +138,16 @@ export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEv
       tools: tools.definitions,
       maxTokens: spec.model.maxTokens,
     };
+    if (tools.serverTools !== undefined && tools.serverTools.length > 0)
+      request.serverTools = tools.serverTools;
     if (grace) {
       // The API rejects tool blocks in a conversation without tool definitions: keep them, forbid their use.
-      if (convo.hasToolBlocks && tools.definitions.length > 0) request.toolChoice = 'none';
-      else request.tools = [];
+      const anyTools = tools.definitions.length > 0 || request.serverTools !== undefined;
+      if (convo.hasToolBlocks && anyTools) request.toolChoice = 'none';
+      else {
+        request.tools = [];
+        delete request.serverTools;
+      }
     }
 
     turns++;
@@ -152,6 +166,7 @@ export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEv
     const end = turn.end;
     if (end === undefined) return result('failed', toWire(turn.error), turn.partial);
     if (end.content.length > 0) yield append({ role: 'assistant', content: end.content });
+    for (const body of serverToolEvents(end.content)) yield event(body);
     yield event({ type: 'turn-end', turn: turns, stopReason: end.stopReason });
 
     const text = textOfBlocks(end.content);

@@ -7,11 +7,17 @@ import { exposedAgentTool, taskTool } from './delegation/task-tool.js';
 import { todoReadTool, todoWriteTool } from './delegation/todo-tools.js';
 import { toWire } from '../shared/errors.js';
 import { BUILTIN_TOOLS, capResult } from './tools/index.js';
+import type { ServerToolDefinition } from './models/model-client.js';
 import type { Tool, ToolContext, ToolDefinition } from './tools/tool.js';
+
+/** The version of Anthropic's server-side web search tool cadre offers. */
+export const WEB_SEARCH_TOOL_TYPE = 'web_search_20250305';
 
 /** The run's tools as the loop uses them. */
 export interface ToolSet {
   definitions: ToolDefinition[];
+  /** Tools the model's provider runs itself: WebSearch, when the host offers it. */
+  serverTools: ServerToolDefinition[];
   run(name: string, input: unknown, signal?: AbortSignal): Promise<{ content: string; isError: boolean }>;
   /** Tools that delegate to subagents (safe to run in parallel). */
   isDelegation(name: string): boolean;
@@ -43,12 +49,17 @@ export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, sig
     }
   }
   const ctx: ToolContext = { caps, cwd: spec.cwd, limits: spec.caps, readState: new Map(), signal };
+  const serverTools: ServerToolDefinition[] =
+    spec.webSearch !== undefined && spec.tools.includes('WebSearch')
+      ? [{ type: WEB_SEARCH_TOOL_TYPE, name: 'web_search', ...spec.webSearch }]
+      : [];
   return {
     definitions: [...tools.values()].map((t) => ({
       name: t.name,
       description: t.description,
       input_schema: t.inputSchema,
     })),
+    serverTools,
     run: (name, input) => {
       const tool = tools.get(name);
       if (!tool) {

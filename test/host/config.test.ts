@@ -38,6 +38,8 @@ describe('loadConfig', () => {
       maxSubagents: 200,
       maxReplyChars: 2_000_000,
       maxToolInputChars: 2_000_000,
+      webFetch: { allowPrivate: [], maxBytes: 5 * 1024 * 1024, timeoutSeconds: 30 },
+      webSearch: { allowedDomains: [], blockedDomains: [], endpoints: [] },
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
     expect(config.paths).toEqual({

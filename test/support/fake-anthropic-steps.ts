@@ -40,7 +40,11 @@ export interface UsageSpec {
 export type ReplyBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'thinking'; thinking: string; signature: string };
+  | { type: 'thinking'; thinking: string; signature: string }
+  /** A call of a tool the provider runs itself (web search): its input streams like a tool_use's. */
+  | { type: 'server_tool_use'; id: string; name: string; input: unknown }
+  /** A server tool's result: sent whole in its content_block_start, as the API does. */
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: unknown };
 
 /** Options every step accepts. */
 export interface CommonOptions {
@@ -253,6 +257,7 @@ function split(text: string, parts: number): string[] {
 function blockChars(block: ReplyBlock): number {
   if (block.type === 'text') return block.text.length;
   if (block.type === 'thinking') return block.thinking.length;
+  if (block.type === 'web_search_tool_result') return JSON.stringify(block.content).length;
   return JSON.stringify(block.input ?? {}).length + block.name.length;
 }
 
@@ -316,8 +321,11 @@ function blockFrames(block: ReplyBlock, index: number, chunks: number, out: stri
     start = { type: 'thinking', thinking: '', signature: '' };
     deltas = split(block.thinking, chunks).map((thinking) => ({ type: 'thinking_delta', thinking }));
     deltas.push({ type: 'signature_delta', signature: block.signature });
+  } else if (block.type === 'web_search_tool_result') {
+    start = block;
+    deltas = [];
   } else {
-    start = { type: 'tool_use', id: block.id, name: block.name, input: {} };
+    start = { type: block.type, id: block.id, name: block.name, input: {} };
     const json = JSON.stringify(block.input ?? {});
     deltas = ['', ...split(json, chunks)].map((partial_json) => ({ type: 'input_json_delta', partial_json }));
   }

@@ -2,8 +2,8 @@
 // may still nest. A child's grant is always a subset of its parent's: ancestors' disallowedTools
 // and a read-only mode bind the whole subtree, and nesting tools vanish past the depth allowance.
 import { MUTATING_TOOLS, NESTING_FILTERED_TOOLS, toolMatches } from '../../shared/tools.js';
-import { closest } from '../../shared/closest.js';
 import type { AgentDefinition } from '../../shared/agent-definition.js';
+import { outsideTaskTypes } from '../../shared/agent-name.js';
 import type { PermissionMode } from '../../shared/task.js';
 
 /** The effective grant of one run. */
@@ -69,9 +69,6 @@ export function childGrant(parent: Grant, def: AgentDefinition, callMode?: Permi
 export function maySpawn(grant: Grant, type: string): true | string {
   if (!grant.tools.includes('Task'))
     return 'this agent may not launch subagents (no Task tool at this depth)';
-  if (grant.taskTypes && !grant.taskTypes.includes(type)) {
-    const hint = closest(type, grant.taskTypes);
-    return `this agent may only launch: ${grant.taskTypes.join(', ')} (asked for "${type}"${hint ? `; did you mean "${hint}"?` : ''})`;
-  }
-  return true;
+  const outside = grant.taskTypes ? outsideTaskTypes(grant.taskTypes, type) : undefined;
+  return outside ?? true;
 }

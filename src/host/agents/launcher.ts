@@ -22,6 +22,8 @@ import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from '.
 import type { RuntimeCore } from './runtime-core.js';
 import { claimResume } from './resume-claim.js';
 import type { AgentTree } from './tree.js';
+import type { WebSearchGrant } from '../web/web-search-grant.js';
+import { auditSearch, offerWebSearch } from './web-search-run.js';
 
 /** A run in progress, as its children and the runtime see it. */
 export interface RunNode {
@@ -154,6 +156,9 @@ export async function launch(
   });
   for (const repair of repairs)
     deliver({ ...stamp, type: 'notice', level: 'warn', message: `resumed with a repair: ${repair}` });
+  const search = offerWebSearch(core, node, model, (message) =>
+    deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'info', message }),
+  );
   if (model.provider === 'offline' && depth === 0) {
     deliver({
       ...stamp,
@@ -210,7 +215,7 @@ export async function launch(
       });
       return;
     }
-    const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant);
+    const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant, search);
     const runBudget = input.token_budget ?? def.tokenBudget;
     const endpoint = modelEndpointOf(model);
     const end = await runToEnd(
@@ -218,7 +223,7 @@ export async function launch(
       spec,
       {
         granted: [
-          ...capabilitiesFor(grant.tools),
+          ...capabilitiesFor(search.tools),
           ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : []),
         ],
         handlers: (ctx) =>
@@ -230,6 +235,7 @@ export async function launch(
           }),
         onEvent: (event) => {
           if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
+          if (event.type === 'tool-call' && event.name === 'WebSearch') auditSearch(core, node, event.input);
           if (event.type === 'usage') tree.record(node.runKey, event.usage);
           deliver(event);
         },
@@ -279,6 +285,7 @@ function buildSpec(
   history: ConversationMessage[],
   model: WorkerRunSpec['model'],
   grant: Grant,
+  search: WebSearchGrant,
 ): WorkerRunSpec {
   const rendered = renderPrompt(def.prompt, input.prompt);
   // Agents exposed as tools are subagents too: offered only where the grant may spawn them.
@@ -295,9 +302,10 @@ function buildSpec(
     system: rendered.system,
     prompt: input.prompt,
     history,
-    tools: grant.tools,
+    tools: search.tools,
     extraTools,
     ...(grant.taskTypes ? { taskTypes: grant.taskTypes } : {}),
+    ...(search.webSearch ? { webSearch: search.webSearch } : {}),
     model,
     maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
     permissionMode: grant.mode,

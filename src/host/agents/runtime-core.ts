@@ -4,21 +4,22 @@
 import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LoadedAgent, RegistryResult } from '../../shared/agent-definition.js';
+import { agentKey, AgentNames } from '../../shared/agent-name.js';
 import type { Capabilities } from '../../shared/capabilities.js';
-import { closest } from '../../shared/closest.js';
 import { CadreError, isCadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { TaskInput, TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
-import type { EffectRefusal } from '../capabilities/effect-context.js';
+import type { EffectContext, EffectRefusal } from '../capabilities/effect-context.js';
 import { effectHandlers } from '../capabilities/fs-handlers.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
 import { checkReplay, readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
+import { webHandlers } from '../web/web-fetch-handler.js';
 import { delegationHandlers } from './delegation-handlers.js';
 import { cancelReason, type RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
@@ -47,7 +48,9 @@ export interface CoreOptions {
 export class RuntimeCore {
   readonly running = new Map<string, RunNode>();
   readonly background = new Map<string, RunNode>();
+  /** Definitions by name as written; names are looked up (any case) through `names`. */
   private readonly byName: Map<string, LoadedAgent>;
+  private readonly names: AgentNames;
   private readonly exchanges: string[] = [];
   private rulesCache: PolicyRules | undefined;
 
@@ -69,6 +72,7 @@ export class RuntimeCore {
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
   ) {
     this.byName = new Map(registry.agents.map((a) => [a.name, a]));
+    this.names = new AgentNames(registry.agents.map((a) => a.name));
   }
 
   /** Permission rules from config (one object for the runtime's life, so the policy's parse is reused). */
@@ -81,21 +85,22 @@ export class RuntimeCore {
     return this.rulesCache;
   }
 
-  /** True when an agent type exists. */
+  /** True when an agent type exists (names are matched case-insensitively). */
   hasAgent(name: string): boolean {
-    return this.byName.has(name);
+    return this.names.lookup(name).found !== undefined;
   }
 
-  /** All agent type names, sorted. */
+  /** All agent type names as written, sorted. */
   agentNames(): string[] {
-    return [...this.byName.keys()].sort();
+    return this.names.all();
   }
 
-  /** The definition of `name`, or a `not_found` error listing the available ones. */
+  /** The definition of `name` (any case), or a `not_found` error listing the available ones. */
   agent(name: string): LoadedAgent {
-    const def = this.byName.get(name);
+    const lookup = this.names.lookup(name);
+    const def = lookup.found === undefined ? undefined : this.byName.get(lookup.found);
     if (!def) {
-      const hint = closest(name, this.agentNames());
+      const hint = lookup.hint;
       throw new CadreError(
         'not_found',
         `unknown agent type "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; available: ${this.agentNames().join(', ')}`,
@@ -108,9 +113,10 @@ export class RuntimeCore {
   /** Agents exposed as tools, offered to runs that may delegate (never to themselves). */
   exposedTools(self: string): ExtraToolDef[] {
     return this.registry.agents
-      .filter((a) => a.exposeAsTool && a.name !== self)
+      .filter((a) => a.exposeAsTool && agentKey(a.name) !== agentKey(self))
       .map((a) => ({
-        name: a.name.replace(/-/g, '_'),
+        // Tool names allow letters, digits, `_` and `-` only.
+        name: a.name.replace(/[^A-Za-z0-9_]/g, '_'),
         description: a.description,
         input_schema: a.input ?? {
           type: 'object',
@@ -191,25 +197,27 @@ export class RuntimeCore {
       onRefused?: (refusal: EffectRefusal) => void;
     },
   ): Partial<Capabilities> {
+    const effects: EffectContext = {
+      agentId: node.agentId,
+      agentType: node.agentType,
+      projectDir: node.cwd,
+      extraRoots: this.config.permissions.additionalDirectories,
+      homeDir: this.home,
+      mode: node.grant.mode,
+      rules: this.rules,
+      records: this.records,
+      protect: this.config.sandbox.protect,
+      sandbox: this.config.sandbox.mode,
+      approvals: this.approvals,
+      audit: this.audit,
+      signal: ctx.signal,
+      pauseClock: ctx.pauseClock,
+      ...(ctx.notice ? { notice: ctx.notice } : {}),
+      ...(ctx.onRefused ? { onRefused: ctx.onRefused } : {}),
+    };
     return {
-      ...effectHandlers({
-        agentId: node.agentId,
-        agentType: node.agentType,
-        projectDir: node.cwd,
-        extraRoots: this.config.permissions.additionalDirectories,
-        homeDir: this.home,
-        mode: node.grant.mode,
-        rules: this.rules,
-        records: this.records,
-        protect: this.config.sandbox.protect,
-        sandbox: this.config.sandbox.mode,
-        approvals: this.approvals,
-        audit: this.audit,
-        signal: ctx.signal,
-        pauseClock: ctx.pauseClock,
-        ...(ctx.notice ? { notice: ctx.notice } : {}),
-        ...(ctx.onRefused ? { onRefused: ctx.onRefused } : {}),
-      }),
+      ...effectHandlers(effects),
+      ...webHandlers(effects, this.config.webFetch),
       ...delegationHandlers(this, node, ctx.onRefused),
     };
   }

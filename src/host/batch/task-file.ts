@@ -4,7 +4,7 @@
 // (and `<<` merge keys) are resolved, with a cap on aliases so a "billion laughs" file is refused.
 import * as z from 'zod';
 import { LineCounter, parseDocument, isSeq, isMap, type Document } from 'yaml';
-import { closest } from '../../shared/closest.js';
+import type { AgentNames } from '../../shared/agent-name.js';
 import { formatZodError } from '../../shared/zod-format.js';
 import { modelNameProblem } from '../agents/model-resolve.js';
 import { RANGES } from '../../shared/ranges.js';
@@ -41,8 +41,11 @@ export interface TaskFile {
   issues: TaskFileIssue[];
 }
 
-/** Parses `content` (YAML when the file name ends in .yaml/.yml, else JSONL). */
-export function parseTaskFile(file: string, content: string, knownAgents: ReadonlySet<string>): TaskFile {
+/**
+ * Parses `content` (YAML when the file name ends in .yaml/.yml, else JSONL). A task may name one of
+ * `knownAgents` in any case; an unknown one gets a "did you mean".
+ */
+export function parseTaskFile(file: string, content: string, knownAgents: AgentNames): TaskFile {
   const entries = /\.ya?ml$/i.test(file) ? yamlEntries(content) : jsonlEntries(content);
   const tasks: BatchTask[] = [];
   const issues: TaskFileIssue[] = [...entries.issues];
@@ -54,8 +57,8 @@ export function parseTaskFile(file: string, content: string, knownAgents: Readon
       continue;
     }
     const task = parsed.data;
-    if (!knownAgents.has(task.agent)) {
-      const hint = closest(task.agent, [...knownAgents]);
+    const { hint, found } = knownAgents.lookup(task.agent);
+    if (found === undefined) {
       issues.push({
         line,
         message: `agent: unknown agent "${task.agent}"${hint ? ` (did you mean "${hint}"?)` : ''}`,

@@ -20,7 +20,8 @@ export function cut(text: unknown, max: number): string | undefined {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
 
-function safeUrl(value: unknown): string | undefined {
+/** A URL as the audit log keeps it: scheme, host and path (a query or fragment may hold a token). */
+export function safeUrl(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   try {
     const url = new URL(value);

@@ -21,6 +21,7 @@ import {
   decideModelRequest,
   decideTask,
   decideWeb,
+  decideWebSearch,
   isBookkeeping,
 } from './policy/service-decide.js';
 import type { PolicyDecision, PolicyInput, ResolvedPath } from './policy/types.js';
@@ -164,6 +165,8 @@ function decideUnsafe(input: PolicyInput): PolicyDecision {
       return decideCommand(input.command, ctx);
     case 'web.fetch':
       return decideWeb(input.url, ctx);
+    case 'web.search':
+      return decideWebSearch(ctx);
     case 'mcp.call':
       return decideMcp(input.tool, ctx);
     case 'agents.task':

@@ -54,4 +54,5 @@ export const CapabilityRequests = {
   'agents.stop': z.strictObject({ agentId: z.string().min(1).max(200) }),
   'todos.read': z.strictObject({}),
   'todos.write': z.strictObject({ todos: z.array(TodoItem).max(200) }),
+  'web.fetch': z.strictObject({ url: z.string().min(1).max(2000) }),
 } as const;

@@ -5,6 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { PermissionMode } from '../../shared/task.js';
+import { AgentNames } from '../../shared/agent-name.js';
 import { BatchTally, progressReporter } from '../batch/progress.js';
 import { planBatch, type BatchPlan } from '../batch/plan.js';
 import { finishedIds, repairResults, ResultsWriter, resultsSince } from '../batch/results-file.js';
@@ -94,7 +95,7 @@ export async function runBatchSession(
     const parsed = parseTaskFile(
       settings.tasksPath,
       content,
-      new Set(runtime.registry.agents.map((a) => a.name)),
+      new AgentNames(runtime.registry.agents.map((a) => a.name)),
     );
     // A restarted batch said this already.
     if (!restarted)

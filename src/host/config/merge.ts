@@ -12,6 +12,8 @@ import type {
   ProviderConfig,
   SandboxConfig,
   SandboxMode,
+  WebFetchConfig,
+  WebSearchConfig,
 } from './schema.js';
 
 /** The merged configuration with defaults applied. */
@@ -58,6 +60,27 @@ export interface CadreConfig {
   maxReplyChars: number;
   /** Most characters of tool-call input one model reply may stream (caps.maxToolInputChars). */
   maxToolInputChars: number;
+  webFetch: WebFetchSettings;
+  webSearch: WebSearchSettings;
+}
+
+/** The merged `webFetch` block: the private hosts add up across the two files. */
+export interface WebFetchSettings {
+  /** Hosts, addresses and CIDR ranges WebFetch may reach although they are private. */
+  allowPrivate: string[];
+  /** Most bytes of one response body. */
+  maxBytes: number;
+  /** Seconds one fetch may take, redirects included. */
+  timeoutSeconds: number;
+}
+
+/** The merged `webSearch` block: every list adds up across the two files. */
+export interface WebSearchSettings {
+  allowedDomains: string[];
+  blockedDomains: string[];
+  maxUses?: number;
+  /** Base URLs besides Anthropic's API that offer the server-side web search tool. */
+  endpoints: string[];
 }
 
 /** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
@@ -87,6 +110,8 @@ export const CONFIG_DEFAULTS = {
   maxSubagents: 200,
   maxReplyChars: DEFAULT_CAPS.maxReplyChars,
   maxToolInputChars: DEFAULT_CAPS.maxToolInputChars,
+  webFetchMaxBytes: 5 * 1024 * 1024,
+  webFetchTimeoutSeconds: 30,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -139,6 +164,8 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
     maxReplyChars: project.maxReplyChars ?? user.maxReplyChars ?? CONFIG_DEFAULTS.maxReplyChars,
     maxToolInputChars:
       project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
+    webFetch: mergeWebFetch(user.webFetch, project.webFetch),
+    webSearch: mergeWebSearch(user.webSearch, project.webSearch),
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;
@@ -173,6 +200,37 @@ function mergeSandbox(
   if (bwrapPath !== undefined) settings.bwrapPath = bwrapPath;
   return settings;
 }
+
+// --- WebFetch and WebSearch ---
+
+function mergeWebFetch(
+  user: WebFetchConfig | undefined,
+  project: WebFetchConfig | undefined,
+): WebFetchSettings {
+  return {
+    allowPrivate: unique([...(project?.allowPrivate ?? []), ...(user?.allowPrivate ?? [])]),
+    maxBytes: project?.maxBytes ?? user?.maxBytes ?? CONFIG_DEFAULTS.webFetchMaxBytes,
+    timeoutSeconds: project?.timeout ?? user?.timeout ?? CONFIG_DEFAULTS.webFetchTimeoutSeconds,
+  };
+}
+
+function mergeWebSearch(
+  user: WebSearchConfig | undefined,
+  project: WebSearchConfig | undefined,
+): WebSearchSettings {
+  const list = (key: 'allowedDomains' | 'blockedDomains' | 'endpoints') =>
+    unique([...(project?.[key] ?? []), ...(user?.[key] ?? [])]);
+  const settings: WebSearchSettings = {
+    allowedDomains: list('allowedDomains'),
+    blockedDomains: list('blockedDomains'),
+    endpoints: list('endpoints'),
+  };
+  const maxUses = project?.maxUses ?? user?.maxUses;
+  if (maxUses !== undefined) settings.maxUses = maxUses;
+  return settings;
+}
+
+// --- end WebFetch and WebSearch ---
 
 function resolvePath(p: string, base: string, home: string): string {
   if (p === '~') return home;

@@ -81,6 +81,49 @@ const ranged = (key: RangedKey) => {
   return base.min(range.min).max(range.max);
 };
 
+// --- WebFetch and WebSearch ---
+
+const domain = z
+  .string()
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/, {
+    message: 'must be a domain such as example.com (no scheme, no wildcard)',
+  });
+const privateHost = z.string().regex(/^(?:[A-Za-z0-9.-]+|[0-9a-fA-F:.]+)(?:\/\d{1,3})?$/, {
+  message: 'must be a host name, an IP address or a range such as 10.0.0.0/8',
+});
+
+/**
+ * The `webFetch` block. WebFetch never connects to private, loopback or link-local addresses;
+ * `allowPrivate` names the hosts, addresses or ranges (CIDR) the user trusts anyway (an intranet
+ * wiki, a local docs server).
+ */
+export const WebFetchConfig = z.strictObject({
+  allowPrivate: z.array(privateHost).optional(),
+  /** Most bytes of one response body read (default 5 MiB); the rest is cut off. */
+  maxBytes: ranged('webFetch.maxBytes').optional(),
+  /** Seconds one fetch may take, redirects included (default 30). */
+  timeout: ranged('webFetch.timeout').optional(),
+});
+/** The `webFetch` block. */
+export type WebFetchConfig = z.infer<typeof WebFetchConfig>;
+
+/**
+ * The `webSearch` block: how WebSearch (Anthropic's server-side web search tool) is offered. The
+ * domain lists go to the search as written; `endpoints` names base URLs besides Anthropic's API
+ * that offer the tool (a proxy that forwards to it).
+ */
+export const WebSearchConfig = z.strictObject({
+  allowedDomains: z.array(domain).optional(),
+  blockedDomains: z.array(domain).optional(),
+  /** Most searches per model request (default: the provider's). */
+  maxUses: ranged('webSearch.maxUses').optional(),
+  endpoints: z.array(z.url({ message: 'must be a URL such as https://proxy.example.com' })).optional(),
+});
+/** The `webSearch` block. */
+export type WebSearchConfig = z.infer<typeof WebSearchConfig>;
+
+// --- end WebFetch and WebSearch ---
+
 /**
  * One config file as written. `agents` entries are checked by the registry (one bad agent must
  * not void the rest of the file), so here they only need to be objects.
@@ -115,6 +158,8 @@ export const ConfigFile = z.strictObject({
   /** Caps on one model reply: at least a short answer, at most what a worker can safely copy and clone. */
   maxReplyChars: ranged('maxReplyChars').optional(),
   maxToolInputChars: ranged('maxToolInputChars').optional(),
+  webFetch: WebFetchConfig.optional(),
+  webSearch: WebSearchConfig.optional(),
 });
 /** One config file as written. */
 export type ConfigFile = z.infer<typeof ConfigFile>;
@@ -127,5 +172,7 @@ export function keysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 1 && path[0] === 'sandbox')
     return ['mode', 'bwrapPath', 'allowRead', 'denyRead', 'protect'];
   if (path.length === 2 && path[0] === 'providers') return Object.keys(ProviderConfig.shape);
+  if (path.length === 1 && path[0] === 'webFetch') return Object.keys(WebFetchConfig.shape);
+  if (path.length === 1 && path[0] === 'webSearch') return Object.keys(WebSearchConfig.shape);
   return [];
 }

@@ -1,6 +1,8 @@
 // Checks the fields of one definition (from front matter or a JSON entry) and builds the resolved
-// AgentDefinition. Unknown keys are errors with a hint and stop the agent from loading, because a
-// misspelt `tools` key would otherwise leave the agent with every tool.
+// AgentDefinition. Severity follows Claude Code, safety follows cadre: an unknown key that could be
+// a misspelt known key (`allowed-tools`, `Tools`, `modle`) is an error with a hint and stops the
+// agent from loading, because a misspelt `tools` would otherwise leave it with every tool; a key
+// far from every known key (`author`, `tags`, `category`) is metadata, ignored with a warning.
 import type * as z from 'zod';
 import {
   AGENT_DEFAULTS,
@@ -9,10 +11,12 @@ import {
   IGNORED_FIELDS,
   type RegistryIssue,
 } from '../../shared/agent-definition.js';
-import { closest } from '../../shared/closest.js';
+import { isAgentName } from '../../shared/agent-name.js';
 import { modelNameProblem } from '../agents/model-resolve.js';
 import { describeValue, issueMessage, valueAt } from '../config/zod-messages.js';
 import { sortByLine } from './format-issue.js';
+import { staticNotInEffect } from './not-in-effect.js';
+import { unknownKeyProblem } from './unknown-keys.js';
 import { resolveTools } from './resolve-tools.js';
 
 /** Where the fields came from, for messages, and the defaults to apply. */
@@ -36,22 +40,6 @@ export interface ParsedAgent {
 }
 
 const KNOWN_FIELDS: readonly string[] = Object.keys(AgentFrontmatter.shape);
-
-// Spellings from other tools that edit distance alone would map to the wrong field. A Map, so a
-// key such as `constructor` finds nothing instead of Object.prototype's members.
-const PROMPT_HINT = 'prompt (or the Markdown body)';
-const KEY_HINTS = new Map<string, string>([
-  ['allowed-tools', 'tools'],
-  ['allowedtools', 'tools'],
-  ['allowed_tools', 'tools'],
-  ['tool', 'tools'],
-  ['denied-tools', 'disallowedTools'],
-  ['deniedtools', 'disallowedTools'],
-  ['system-prompt', PROMPT_HINT],
-  ['systemprompt', PROMPT_HINT],
-  ['system_prompt', PROMPT_HINT],
-  ['instructions', PROMPT_HINT],
-]);
 
 const LARGE_PROMPT = 200_000;
 
@@ -77,7 +65,11 @@ export function buildDefinition(
     if (KNOWN_FIELDS.includes(key)) known[key] = value;
     else if (IGNORED_FIELDS.includes(key))
       warnings.push(issue(key, 'is a Claude Code field cadre does not implement; ignored'));
-    else errors.push(issue(key, `unknown field${hintFor(key)}`));
+    else {
+      const problem = unknownKeyProblem(key);
+      if (problem === undefined) warnings.push(issue(key, 'unknown field; ignored'));
+      else errors.push(issue(key, problem));
+    }
   }
 
   const parsed = AgentFrontmatter.safeParse(known);
@@ -85,7 +77,7 @@ export function buildDefinition(
   if (!parsed.success) {
     for (const zi of parsed.error.issues)
       errors.push(issue(zi.path.map(String).join('.') || undefined, zodMessage(zi, known)));
-    return withName({ errors: sortByLine(errors), warnings }, name);
+    return withName({ errors: sortByLine(errors), warnings: sortByLine(warnings) }, name);
   }
   const def = parsed.data;
 
@@ -95,6 +87,9 @@ export function buildDefinition(
     profile: def.profile,
   });
   for (const t of tools.errors) errors.push(issue(t.field, t.message));
+  for (const t of tools.warnings) warnings.push(issue(t.field, t.message));
+  for (const n of staticNotInEffect(def))
+    warnings.push(issue(n.field, `${n.item}: not in effect: ${n.reason}`));
 
   const bodyText = body?.trim() ?? '';
   if (body !== undefined && bodyText !== '' && def.prompt !== undefined) {
@@ -124,7 +119,8 @@ export function buildDefinition(
   const modelProblem = modelNameProblem(model);
   if (modelProblem !== undefined) errors.push(issue('model', modelProblem));
 
-  if (errors.length > 0) return withName({ errors: sortByLine(errors), warnings }, name);
+  if (errors.length > 0)
+    return withName({ errors: sortByLine(errors), warnings: sortByLine(warnings) }, name);
   const defaults = ctx.defaults ?? AGENT_DEFAULTS;
   const agent: AgentDefinition = {
     name: def.name,
@@ -146,21 +142,12 @@ export function buildDefinition(
   if (def.input !== undefined) agent.input = def.input;
   if (def.isolation !== undefined) agent.isolation = def.isolation;
   if (def.color !== undefined) agent.color = def.color;
-  return { agent, name: agent.name, errors, warnings };
-}
-
-function isAgentName(value: string): boolean {
-  return AgentFrontmatter.shape.name.safeParse(value).success;
+  return { agent, name: agent.name, errors, warnings: sortByLine(warnings) };
 }
 
 function withName(result: ParsedAgent, name: string | undefined): ParsedAgent {
   if (name !== undefined) result.name = name;
   return result;
-}
-
-function hintFor(key: string): string {
-  const hint = KEY_HINTS.get(key.toLowerCase()) ?? closest(key, [...KNOWN_FIELDS, ...IGNORED_FIELDS]);
-  return hint === undefined ? '' : ` (did you mean "${hint}"?)`;
 }
 
 function zodMessage(issue: z.core.$ZodIssue, fields: Record<string, unknown>): string {
@@ -171,7 +158,7 @@ function zodMessage(issue: z.core.$ZodIssue, fields: Record<string, unknown>): s
     issue.path.length === 1 &&
     fields.name === undefined
   ) {
-    return 'is required (lowercase words joined by hyphens, e.g. code-reviewer)';
+    return 'is required (e.g. name: code-reviewer)';
   }
   if (issue.code === 'invalid_union' && (top === 'tools' || top === 'disallowedTools')) {
     const value = valueAt(fields, issue.path);

@@ -10,8 +10,12 @@ import {
   type RegistryIssue,
   type RegistryResult,
 } from '../../shared/agent-definition.js';
+import { agentKey, AgentNames } from '../../shared/agent-name.js';
+import type { ModelEnv } from '../agents/model-resolve.js';
 import { configPath, type LoadedConfig, loadConfig } from '../config.js';
 import { readCliAgents } from './cli-agents.js';
+import { markNotInEffect } from './mark-not-in-effect.js';
+import { buildStamp, type CacheSettings, readSourceCached } from './registry-cache.js';
 import { parseAgentEntry, parseAgentFile, type ParsedAgent, type ParseOptions } from './parse-agent.js';
 import { type AgentFileRead, readAgentFiles } from './read-agent-files.js';
 
@@ -30,6 +34,12 @@ export interface LoadRegistryOptions {
   builtinDir?: string;
   /** An already loaded config; without it the registry loads it and reports its errors too. */
   config?: LoadedConfig;
+  /** The environment runs will see (it decides which model endpoint a definition reaches). */
+  env?: ModelEnv;
+  /** The registry cache directory (registryCacheDir); without it every file is parsed. */
+  cacheDir?: string;
+  /** Parse every file afresh, neither reading nor writing the cache (`agents validate`). */
+  fresh?: boolean;
 }
 
 /** The sources in precedence order, highest first. */
@@ -38,6 +48,7 @@ export const SOURCE_ORDER: readonly AgentSource[] = AgentSource.options;
 interface Candidate {
   source: AgentSource;
   path: string;
+  relativePath?: string;
   parsed: ParsedAgent;
 }
 
@@ -63,13 +74,33 @@ export async function loadRegistry(options: LoadRegistryOptions): Promise<Regist
         ] as [AgentSource, string][])),
     ['builtin', options.builtinDir ?? BUILTIN_AGENTS_DIR],
   ];
+  const parse = (read: AgentFileRead): ParsedAgent =>
+    'error' in read
+      ? { errors: [read.error], warnings: [] }
+      : parseAgentFile(read.path, read.content, parseOptions);
+  const cache: CacheSettings | undefined =
+    options.cacheDir !== undefined && options.fresh !== true
+      ? { dir: options.cacheDir, stamp: await buildStamp(JSON.stringify(parseOptions.defaults)) }
+      : undefined;
+  const readSource = async (source: AgentSource, where: string) => {
+    const read = cache
+      ? await readSourceCached(where, parse, cache)
+      : await readAgentFiles(where, (f) => ({
+          path: f.path,
+          relativePath: f.relativePath,
+          parsed: parse(f),
+        }));
+    const items: Candidate[] = read.items.map((item) => ({
+      source,
+      path: item.path,
+      ...(item.relativePath === undefined ? {} : { relativePath: item.relativePath }),
+      parsed: item.parsed,
+    }));
+    return { source, where, read: { items, errors: read.errors } };
+  };
   const [cli, ...dirs] = await Promise.all([
     options.cliAgents === undefined ? undefined : readCliAgents(options.cliAgents, options.cwd),
-    ...fileSources.map(async ([source, where]) => ({
-      source,
-      where,
-      read: await readAgentFiles(where, (f) => candidate(source, f, parseOptions)),
-    })),
+    ...fileSources.map(([source, where]) => readSource(source, where)),
   ]);
 
   const bySource = new Map<AgentSource, Candidate[]>();
@@ -104,8 +135,9 @@ export async function loadRegistry(options: LoadRegistryOptions): Promise<Regist
     bySource.set(source, dropDuplicates(read.items, errors));
   }
 
+  // Keyed by agentKey: names that differ only in case are one agent.
   const winners = new Map<string, LoadedAgent>();
-  const failed = new Map<string, Candidate>();
+  const failed = new Map<string, { name: string; candidate: Candidate }>();
   for (const source of SOURCE_ORDER) {
     for (const candidate of bySource.get(source) ?? []) {
       errors.push(...candidate.parsed.errors);
@@ -113,15 +145,16 @@ export async function loadRegistry(options: LoadRegistryOptions): Promise<Regist
       const agent = candidate.parsed.agent;
       const name = agent?.name ?? candidate.parsed.name;
       if (name === undefined) continue;
-      const winner = winners.get(name);
+      const key = agentKey(name);
+      const winner = winners.get(key);
       // Only a valid definition is hidden; a broken one is reported above and hides nothing.
       if (winner && agent) winner.overrides.push({ source, path: candidate.path });
-      else if (agent) winners.set(name, loaded(agent, candidate));
-      else if (!failed.has(name)) failed.set(name, candidate);
+      else if (agent) winners.set(key, loaded(agent, candidate));
+      else if (!failed.has(key)) failed.set(key, { name, candidate });
     }
   }
-  for (const [name, broken] of failed) {
-    const used = winners.get(name);
+  for (const [key, { name, candidate: broken }] of failed) {
+    const used = winners.get(key);
     if (used && SOURCE_ORDER.indexOf(used.source) > SOURCE_ORDER.indexOf(broken.source)) {
       warnings.push({
         path: broken.path,
@@ -130,38 +163,46 @@ export async function loadRegistry(options: LoadRegistryOptions): Promise<Regist
     }
   }
 
-  const agents = [...winners.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const agents = [...winners.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, agent]) => agent);
+  const names = new AgentNames(agents.map((a) => a.name));
   for (const agent of agents) {
     for (const type of agent.taskTypes ?? []) {
-      if (!winners.has(type))
+      const { found, hint } = names.lookup(type);
+      if (found === undefined)
         warnings.push({
           path: agent.path,
           field: 'tools',
-          message: `Task(${type}): no agent named "${type}" is defined`,
+          message: `Task(${type}): no agent named "${type}" is defined${hint ? ` (did you mean "${hint}"?)` : ''}`,
         });
     }
   }
+  warnings.push(...markNotInEffect(agents, config.merged, options.env ?? {}));
   return { agents, errors, warnings };
 }
 
-function candidate(source: AgentSource, read: AgentFileRead, options: ParseOptions): Candidate {
-  if ('error' in read) return { source, path: read.path, parsed: { errors: [read.error], warnings: [] } };
-  return { source, path: read.path, parsed: parseAgentFile(read.path, read.content, options) };
-}
-
+// The definition plus its provenance. A parse's definition is used once, so it is extended in
+// place: copying would read a cached definition's prompt, which is decoded only when read.
 function loaded(agent: AgentDefinition, candidate: Candidate): LoadedAgent {
-  return { ...agent, source: candidate.source, path: candidate.path, overrides: [] };
+  const out = agent as LoadedAgent;
+  out.source = candidate.source;
+  out.path = candidate.path;
+  out.overrides = [];
+  if (candidate.relativePath !== undefined) out.relativePath = candidate.relativePath;
+  return out;
 }
 
-// Two files of one scope with one name: the first by file name wins, the other is an error naming both.
+// Two files of one source with one name (in any of its subfolders, in any case): the first by
+// relative path wins, the other is an error naming both.
 function dropDuplicates(candidates: Candidate[], errors: RegistryIssue[]): Candidate[] {
   const seen = new Map<string, string>();
   return candidates.filter((c) => {
     const name = c.parsed.agent?.name;
     if (name === undefined) return true;
-    const first = seen.get(name);
+    const first = seen.get(agentKey(name));
     if (first === undefined) {
-      seen.set(name, c.path);
+      seen.set(agentKey(name), c.path);
       return true;
     }
     errors.push({

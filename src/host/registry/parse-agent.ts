@@ -1,6 +1,5 @@
 // Parses one agent definition, either a Markdown file with YAML front matter or a JSON entry from
 // config.json / `--agents`. Pure: content comes in as an argument, problems come out as values.
-import path from 'node:path';
 import { buildDefinition, type BuildContext, type ParsedAgent } from './build-definition.js';
 import { splitFrontmatter } from './frontmatter.js';
 
@@ -15,7 +14,11 @@ export interface ParseOptions {
   defaults?: { timeout: number; idleTimeout: number };
 }
 
-/** Parses a Markdown agent file: front matter fields, then the body as the system prompt. Never throws. */
+/**
+ * Parses a Markdown agent file: front matter fields, then the body as the system prompt. A file
+ * with no front matter at all is not an agent (a README beside the agents): it is skipped with a
+ * warning, as Claude Code skips it. Never throws.
+ */
 export function parseAgentFile(file: string, content: string, options: ParseOptions = {}): ParsedAgent {
   const fail = (message: string, line?: number): ParsedAgent => ({
     errors: [line === undefined ? { path: file, message } : { path: file, line, message }],
@@ -25,28 +28,36 @@ export function parseAgentFile(file: string, content: string, options: ParseOpti
     return fail(`file is larger than ${MAX_AGENT_FILE_BYTES / 1024 / 1024} MiB; not loaded`);
   if (looksBinary(content))
     return fail('binary file, not an agent definition (expected UTF-8 Markdown with YAML front matter)');
-  if (!/\S/.test(content))
-    return fail(
-      'empty file: an agent definition starts with "---", name and description fields, "---", then the system prompt',
-    );
+  if (!/\S/.test(content)) return skipped(file, 'empty file');
 
   const split = splitFrontmatter(content);
-  if (!split.ok) return fail(split.message, split.line);
+  if (!split.ok)
+    return split.noFrontmatter ? skipped(file, 'no front matter') : fail(split.message, split.line);
   const ctx: BuildContext = { path: file, keyLines: split.keyLines };
   if (options.defaults) ctx.defaults = options.defaults;
   const result = buildDefinition(split.data, split.body, ctx);
-
-  const base = path.basename(file).replace(/\.md$/i, '');
-  if (result.name !== undefined && result.name !== base) {
-    const line = split.keyLines.get('name');
-    result.warnings.push({
+  if (split.retried) {
+    const { problem, line, quoted } = split.retried;
+    result.warnings.unshift({
       path: file,
       ...(line === undefined ? {} : { line }),
-      field: 'name',
-      message: `"${result.name}" differs from the file name "${path.basename(file)}"; the agent is called "${result.name}"`,
+      message: `front matter is not valid YAML (${problem}); read as Claude Code reads it, with the value of ${quoted.join(', ')} quoted (quote it in the file to silence this)`,
     });
   }
   return result;
+}
+
+function skipped(file: string, what: string): ParsedAgent {
+  return {
+    errors: [],
+    warnings: [
+      {
+        path: file,
+        line: 1,
+        message: `${what}: not an agent definition, skipped (an agent file starts with "---", name and description fields, "---")`,
+      },
+    ],
+  };
 }
 
 /** Parses one JSON entry (`agents.<name>` in config.json, or a key of `--agents`). Never throws. */

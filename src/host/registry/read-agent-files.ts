@@ -1,14 +1,17 @@
-// Reads the `*.md` files of one agents directory, in parallel with a bounded number of open files.
-// A missing directory is simply an empty source; unreadable, special or oversized files become issues.
-import { close, constants, type Dirent, fstat, open, read } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
+// Reads the `*.md` files of one agents directory tree (list-agent-files.ts finds them), in parallel
+// with a bounded number of open files. A missing directory is simply an empty source; unreadable,
+// special or oversized files become issues.
+import { close, constants, fstat, open, read } from 'node:fs';
 import { promisify } from 'node:util';
 import type { RegistryIssue } from '../../shared/agent-definition.js';
+import { type FoundFile, listAgentFiles } from './list-agent-files.js';
 import { MAX_AGENT_FILE_BYTES } from './parse-agent.js';
 
-/** One file's content, or why it could not be read. */
-export type AgentFileRead = { path: string; content: string } | { path: string; error: RegistryIssue };
+/** One file's content, or why it could not be read. `relativePath` is set for files found in a directory. */
+export type AgentFileRead = ({ content: string } | { error: RegistryIssue }) & {
+  path: string;
+  relativePath?: string;
+};
 
 // Plain descriptors and the callback API: FileHandle bookkeeping and a stat per file cost more
 // main-thread time than the parsing itself when a directory holds a thousand agents.
@@ -26,42 +29,36 @@ const OPEN_FILES = 32;
 const SCRATCH_BYTES = 16 * 1024;
 
 /**
- * Lists and reads `dir/*.md`, sorted by file name, handing each file to `each` as soon as it is
- * read: parsing one file overlaps reading the next.
+ * Lists and reads the `*.md` files under `dir` (subfolders included), sorted by relative path,
+ * handing each file to `each` as soon as it is read: parsing one file overlaps reading the next.
  */
 export async function readAgentFiles<T>(
   dir: string,
   each: (read: AgentFileRead) => T,
 ): Promise<{ items: T[]; errors: RegistryIssue[] }> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { items: [], errors: [] };
-    return {
-      items: [],
-      errors: [{ path: dir, message: `cannot list agents directory: ${(error as Error).message}` }],
-    };
-  }
-  const files = entries
-    .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.toLowerCase().endsWith('.md'))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const { files, errors } = await listAgentFiles(dir);
+  return { items: await readFound(files, each), errors };
+}
+
+/** Reads already listed files, at most OPEN_FILES at once; results keep the order of `files`. */
+export async function readFound<T>(
+  files: readonly FoundFile[],
+  each: (read: AgentFileRead) => T,
+): Promise<T[]> {
   const items = new Array<T>(files.length);
   let next = 0;
   const reader = async () => {
     const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
     while (next < files.length) {
       const index = next++;
-      const entry = files[index] as Dirent;
+      const found = files[index] as FoundFile;
       // A symlink may point anywhere (a FIFO, a directory): only those pay for a stat up front.
-      items[index] = each(
-        await readAgentFile(path.join(dir, entry.name), entry.isFile() ? scratch : undefined),
-      );
+      const read = await readAgentFile(found.path, found.regular ? scratch : undefined);
+      items[index] = each({ ...read, relativePath: found.relativePath });
     }
   };
   await Promise.all(Array.from({ length: Math.min(OPEN_FILES, files.length) }, reader));
-  return { items, errors: [] };
+  return items;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Turns a definition's `tools`, `profile` and `disallowedTools` into the concrete tool set a run
-// is granted. Omitted tools inherit every built-in; an entry cadre does not know is an error, so a
-// typo can never widen or silently narrow what an agent may do.
+// is granted. Omitted tools inherit every built-in; Claude Code's names map to cadre's tools, its
+// tools cadre lacks are dropped with a warning (that only narrows), and a name that is a tool
+// nowhere is an error, so a typo can never widen what an agent may do.
 import {
   type Profile,
   PROFILES,
@@ -8,6 +9,7 @@ import {
   ToolName as ToolNames,
   parseToolSpec,
   splitToolList,
+  type ToolSpec,
   toolMatches,
 } from '../../shared/tools.js';
 
@@ -33,6 +35,8 @@ export interface ToolResolution {
   /** The deny entries as written (normalised), kept so the runtime binds the agent's subtree too. */
   disallowedTools: string[];
   errors: ToolIssue[];
+  /** Entries that grant nothing (Claude Code tools cadre does not provide). */
+  warnings: ToolIssue[];
 }
 
 /** Entries of a comma string or a YAML/JSON list; a list item may itself hold a comma list. */
@@ -44,6 +48,8 @@ export function toolEntries(value: string | string[] | undefined): string[] {
 /** Resolves tools: profile ∪ tools (or every built-in when both are omitted), minus disallowedTools. */
 export function resolveTools(fields: ToolFields): ToolResolution {
   const errors: ToolIssue[] = [];
+  const warnings: ToolIssue[] = [];
+  const ignored: string[] = [];
   const builtins = new Set<ToolName>();
   const mcp: string[] = [];
   let taskTypes: Set<string> | undefined;
@@ -58,7 +64,10 @@ export function resolveTools(fields: ToolFields): ToolResolution {
   for (const entry of granted) {
     const spec = parseToolSpec(entry);
     if ('error' in spec) errors.push({ field: 'tools', message: spec.error });
-    else if (spec.kind === 'all') {
+    else if (spec.kind === 'ignored') {
+      warnings.push({ field: 'tools', message: spec.message });
+      ignored.push(spec.name);
+    } else if (spec.kind === 'all') {
       for (const t of ToolNames.options) builtins.add(t);
       anyTask = true;
     } else if (spec.kind === 'mcp') mcp.push(spec.name);
@@ -76,14 +85,17 @@ export function resolveTools(fields: ToolFields): ToolResolution {
     });
   }
 
-  const denied = toolEntries(fields.disallowedTools);
+  const denied: string[] = [];
   let tools = [...ToolNames.options.filter((t) => builtins.has(t)), ...new Set(mcp)];
-  for (const entry of denied) {
+  for (const entry of toolEntries(fields.disallowedTools)) {
     const spec = parseToolSpec(entry);
     if ('error' in spec) {
       errors.push({ field: 'disallowedTools', message: spec.error });
       continue;
     }
+    // Denying a tool cadre does not have changes nothing.
+    if (spec.kind === 'ignored') continue;
+    denied.push(canonical(spec));
     if (spec.kind === 'task') {
       // Removing some types only narrows an explicit list; with "any type" the runtime enforces the entry.
       if (taskTypes !== undefined) {
@@ -97,16 +109,25 @@ export function resolveTools(fields: ToolFields): ToolResolution {
   }
   if (!tools.includes('Task')) taskTypes = undefined;
   if (tools.length === 0 && errors.length === 0) {
+    const lacking = ignored.length > 0 ? ` (cadre does not provide ${ignored.join(', ')})` : '';
     errors.push({
       field: denied.length > 0 ? 'disallowedTools' : 'tools',
-      message: 'leaves the agent with no tools; an agent needs at least one',
+      message: `leaves the agent with no tools${lacking}; an agent needs at least one`,
     });
   }
-  const result: ToolResolution = {
-    tools,
-    disallowedTools: denied.map((d) => d.replace(/\s+/g, ' ').trim()),
-    errors,
-  };
+  const result: ToolResolution = { tools, disallowedTools: denied, errors, warnings };
   if (taskTypes !== undefined) result.taskTypes = [...taskTypes];
   return result;
+}
+
+/** An entry in the spelling the runtime matches (`Task(a, b)` for `Agent(a,b)`, `Edit` for `MultiEdit`). */
+function canonical(spec: Exclude<ToolSpec, { kind: 'ignored' }>): string {
+  switch (spec.kind) {
+    case 'all':
+      return '*';
+    case 'task':
+      return `Task(${spec.types.join(', ')})`;
+    default:
+      return spec.name;
+  }
 }

@@ -4,17 +4,30 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { RegistryIssue, RegistryResult } from '../../shared/agent-definition.js';
-import { readConfigFile } from '../config.js';
+import type { ModelEnv } from '../agents/model-resolve.js';
+import { loadConfig, readConfigFile } from '../config.js';
+import { markNotInEffect } from './mark-not-in-effect.js';
 import { parseAgentEntry, parseAgentFile, type ParsedAgent } from './parse-agent.js';
 import { type AgentFileRead, readAgentFile, readAgentFiles } from './read-agent-files.js';
 
-/** The agents each path defines (source `project`; these are not ranked) and every problem found. */
-export async function validateAgentPaths(paths: readonly string[], cwd: string): Promise<RegistryResult> {
-  const results = await Promise.all(paths.map((p) => validatePath(path.resolve(cwd, p))));
+/**
+ * The agents each path defines (source `project`; these are not ranked) and every problem found,
+ * parsed afresh (never from the registry cache). What would not be in effect is judged with the
+ * configuration of `cwd` and `home` and the environment `env`.
+ */
+export async function validateAgentPaths(
+  paths: readonly string[],
+  where: { cwd: string; home: string; env: ModelEnv },
+): Promise<RegistryResult> {
+  const [config, ...results] = await Promise.all([
+    loadConfig({ cwd: where.cwd, home: where.home }),
+    ...paths.map((p) => validatePath(path.resolve(where.cwd, p))),
+  ]);
+  const agents = results.flatMap((r) => r.agents);
   return {
-    agents: results.flatMap((r) => r.agents),
+    agents,
     errors: results.flatMap((r) => r.errors),
-    warnings: results.flatMap((r) => r.warnings),
+    warnings: [...results.flatMap((r) => r.warnings), ...markNotInEffect(agents, config.merged, where.env)],
   };
 }
 
@@ -27,7 +40,7 @@ async function validatePath(target: string): Promise<RegistryResult> {
     const result = collect(read.items);
     result.errors.unshift(...read.errors);
     if (read.items.length === 0 && read.errors.length === 0)
-      result.warnings.push({ path: target, message: 'no *.md agent files here' });
+      result.warnings.push({ path: target, message: 'no *.md agent files here (subfolders included)' });
     return result;
   }
   if (target.toLowerCase().endsWith('.json')) {

@@ -1,6 +1,7 @@
 // The Task tool and agents exposed as tools: both ask the host's `agents.task` capability to run a
 // subagent. The host resolves the definition, the child's grant and its limits; the worker only
 // formats what comes back for the model.
+import { outsideTaskTypes } from '../../shared/agent-name.js';
 import type { BackgroundHandle } from '../../shared/capabilities.js';
 import type { ExtraToolDef } from '../../shared/run-spec.js';
 import { usageLine, type TaskInput, type TaskOutput } from '../../shared/task.js';
@@ -71,11 +72,8 @@ export function taskTool(spawnable: readonly string[] | undefined): Tool {
       const parsed = parseToolInput('Task', TaskToolInput, input);
       if (!parsed.ok) return parsed.result;
       const d = parsed.data;
-      if (spawnable && !spawnable.includes(d.subagent_type)) {
-        return toolError(
-          `not_granted: this agent may only launch: ${spawnable.join(', ')} (asked for "${d.subagent_type}")`,
-        );
-      }
+      const outside = spawnable && outsideTaskTypes(spawnable, d.subagent_type);
+      if (outside) return toolError(`not_granted: ${outside}`);
       return delegate(ctx, {
         subagent_type: d.subagent_type,
         prompt: d.prompt,

@@ -5,11 +5,19 @@ import type { ConversationMessage } from '../../shared/events.js';
 /** A content block of a message, as the Messages API takes it. */
 export type Block = Record<string, unknown>;
 
+// The API refuses a conversation holding any of these when the request defines no tools.
+const TOOL_BLOCKS: ReadonlySet<string> = new Set([
+  'tool_use',
+  'tool_result',
+  'server_tool_use',
+  'web_search_tool_result',
+]);
+
 /** The run's conversation. Messages are never changed once appended. */
 export class Conversation {
   private readonly messages: ConversationMessage[] = [];
   private chars = 0;
-  /** True once a tool_use or tool_result block is in the conversation. */
+  /** True once a tool block (a client tool's use or result, or a server tool's) is in the conversation. */
   hasToolBlocks = false;
 
   constructor(
@@ -25,10 +33,7 @@ export class Conversation {
     this.messages.push(message);
     this.chars +=
       typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content).length;
-    if (
-      Array.isArray(message.content) &&
-      message.content.some((b) => b['type'] === 'tool_use' || b['type'] === 'tool_result')
-    ) {
+    if (Array.isArray(message.content) && message.content.some((b) => TOOL_BLOCKS.has(String(b['type'])))) {
       this.hasToolBlocks = true;
     }
   }

@@ -175,8 +175,9 @@ function toParams(request: ModelRequest): MessageCreateParamsStreaming {
     stream: true,
   };
   if (request.system !== '') params.system = request.system;
-  if (request.tools.length > 0) {
-    params.tools = request.tools as NonNullable<MessageCreateParamsStreaming['tools']>;
+  const tools = [...request.tools, ...(request.serverTools ?? [])];
+  if (tools.length > 0) {
+    params.tools = tools as NonNullable<MessageCreateParamsStreaming['tools']>;
     if (request.toolChoice === 'none') params.tool_choice = { type: 'none' };
   }
   return params;

@@ -20,6 +20,13 @@ export interface ToolDefinition {
   input_schema: Record<string, unknown>;
 }
 
+/** A tool the model's provider runs itself (Anthropic's `web_search`): passed through as written. */
+export interface ServerToolDefinition {
+  type: string;
+  name: string;
+  [parameter: string]: unknown;
+}
+
 /** One model call: everything the model sees this turn. */
 export interface ModelRequest {
   model: string;
@@ -27,6 +34,8 @@ export interface ModelRequest {
   /** The conversation in the Messages API shape. */
   messages: ConversationMessage[];
   tools: ToolDefinition[];
+  /** Server tools offered beside `tools`; clients whose provider has none ignore them. */
+  serverTools?: ServerToolDefinition[];
   maxTokens: number;
   /**
    * `none`: the model may not call a tool this turn. The tools stay defined because the Messages

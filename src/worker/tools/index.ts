@@ -8,6 +8,7 @@ import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { lsTool } from './ls.js';
 import { readTool } from './read.js';
+import { webFetchTool } from './web-fetch.js';
 import type { Tool, ToolContext, ToolDefinition, ToolResult } from './tool.js';
 import { writeTool } from './write.js';
 
@@ -22,6 +23,7 @@ export const BUILTIN_TOOLS: Readonly<Record<string, Tool>> = {
   Grep: grepTool,
   LS: lsTool,
   Bash: bashTool,
+  WebFetch: webFetchTool,
 };
 
 const registry = new Map<string, Tool>(Object.entries(BUILTIN_TOOLS));

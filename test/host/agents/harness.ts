@@ -43,9 +43,11 @@ function turnOf(req: RecordedRequest): number {
 export async function startHarness(
   scripts: Record<string, AgentScript>,
   defs: Record<string, Record<string, unknown>>,
-  options: Partial<RuntimeOptions> & { files?: Record<string, string> } = {},
+  options: Partial<RuntimeOptions> & {
+    /** Project files; a function gets the fake server's URL (for config that names it). */
+    files?: Record<string, string> | ((serverUrl: string) => Record<string, string>);
+  } = {},
 ): Promise<Harness> {
-  const project = await tempProject(options.files ?? { 'README.md': '# test project\n' });
   const server = await startFakeAnthropic({
     responder: (req) => {
       const system = systemText(req.body);
@@ -55,6 +57,8 @@ export async function startHarness(
       return script({ req, turn: turnOf(req), results: toolResults(req.body) });
     },
   });
+  const files = typeof options.files === 'function' ? options.files(server.url) : options.files;
+  const project = await tempProject(files ?? { 'README.md': '# test project\n' });
   const { files: _files, ...rest } = options;
   const runtime = await createRuntime({
     cwd: project.dir,

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { parseTaskFile } from '../../../src/host/batch/task-file.js';
+import { AgentNames } from '../../../src/shared/agent-name.js';
 
-const agents = new Set(['explore', 'worker']);
+const agents = new AgentNames(['explore', 'worker', 'data_scientist']);
 
 describe('parseTaskFile', () => {
+  it('finds an agent whatever the case it is written in', () => {
+    const parsed = parseTaskFile('t.jsonl', '{"id": "a", "agent": "Data_Scientist", "prompt": "p"}', agents);
+    expect(parsed.issues).toEqual([]);
+    expect(parsed.tasks.map((t) => t.agent)).toEqual(['Data_Scientist']);
+  });
+
   it('reads JSONL, skipping comments and blank lines, and reports bad lines with their numbers', () => {
     const text = [
       '{"id": "a", "agent": "explore", "prompt": "one"}',

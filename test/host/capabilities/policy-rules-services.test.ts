@@ -252,7 +252,7 @@ describe('validateRules', () => {
   it('reports malformed rules with their list, origin and a hint', () => {
     const problems = validateRules({
       allow: ['Bash(git status:*)', 'Bsh(ls)', { rule: 'Bash(ls', origin: '/p/.cadre/config.json' }],
-      deny: ['Bash(rm:* -rf)', 'WebFetch(example.com)', 'WebSearch', 'Read()'],
+      deny: ['Bash(rm:* -rf)', 'WebFetch(example.com)', 'NotebookRead', 'Read()'],
       ask: ['mcp__bad name'],
     });
     expect(problems).toHaveLength(7);
@@ -277,9 +277,16 @@ describe('validateRules', () => {
           'mcp__github',
           'mcp__github__*',
           'Task(explore, plan)',
+          'Task(powershell-5.1-expert, Data_Scientist)',
+          'Agent(explore)',
+          'MultiEdit',
           'TodoWrite',
+          'WebSearch',
         ],
       }),
     ).toEqual([]);
+    expect(validateRules({ deny: ['WebSearch(domain:x.com)'] })[0]).toMatch(
+      /WebSearch rules take no specifier/,
+    );
   });
 });

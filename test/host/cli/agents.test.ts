@@ -61,7 +61,7 @@ describe('cadre agents list', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+SOURCE\s+MODEL\s+TOOLS\s+DESCRIPTION$/);
+    expect(lines[0]).toMatch(/^NAME\s+SOURCE\s+PATH\s+MODEL\s+TOOLS\s+DESCRIPTION$/);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'NAME',
       'bash',
@@ -71,8 +71,8 @@ describe('cadre agents list', () => {
       'plan',
       'tester',
     ]);
-    expect(run.stdout).toMatch(/tester\s+project\s+haiku\s+Read, Bash\s+Runs the tests/);
-    expect(run.stdout).toMatch(/general-purpose\s+builtin\s+inherit\s+all\s/);
+    expect(run.stdout).toMatch(/tester\s+project\s+tester\.md\s+haiku\s+Read, Bash\s+Runs the tests/);
+    expect(run.stdout).toMatch(/general-purpose\s+builtin\s+general-purpose\.md\s+inherit\s+all\s/);
   });
 
   it('--json: one object per agent with name, description, source, path, tools and model', async () => {
@@ -149,6 +149,40 @@ describe('cadre agents list', () => {
   });
 });
 
+describe('cadre agents list: Claude Code projects', () => {
+  it('lists agents from subfolders with their path, a collection README skipped with a warning', async () => {
+    await copyFixture('claude-code/project/.claude', path.join(project, '.claude'));
+    const run = await cadre(['agents', 'list']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^api-designer\s+project-claude\s+backend\/api-designer\.md\s+sonnet\s/m);
+    expect(run.stdout).toMatch(/^migration-writer\s+project-claude\s+backend\/db\/migration-writer\.md\s/m);
+    expect(run.stdout).toMatch(
+      /^Component-Builder\s+project-claude\s+frontend\/ui\/component-builder\.md\s/m,
+    );
+    expect(run.stdout).not.toContain('archived');
+    expect(run.stderr).toContain('duplicate agent name "API-Designer"');
+    expect(run.stderr).toContain('cadre: 1 error, 2 warnings in agent definitions');
+    const json = JSON.parse((await cadre(['agents', 'list', '--json'])).stdout) as Record<string, unknown>[];
+    const builder = json.find((a) => a.name === 'Component-Builder');
+    expect(builder).toMatchObject({
+      relativePath: 'frontend/ui/component-builder.md',
+      source: 'project-claude',
+    });
+    expect(builder).not.toHaveProperty('prompt');
+  });
+
+  it('keeps parsed definitions in the user cache directory, and a second start reads them', async () => {
+    await writeFiles(project, {
+      '.claude/agents/a.md': agentFile('a', 'first'),
+    });
+    await cadre(['agents', 'list']);
+    const cacheDir = path.join(home, '.cache', 'cadre');
+    expect(existsSync(cacheDir)).toBe(true);
+    const again = await cadre(['agents', 'show', 'A', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ name: 'a', description: 'first', prompt: 'You are a.' });
+  });
+});
+
 describe('cadre agents show', () => {
   it('prints the resolved definition, its source and what it overrides', async () => {
     await writeFiles(project, {
@@ -167,6 +201,35 @@ describe('cadre agents show', () => {
     expect(run.stdout).toMatch(/max turns:\s+7\n/);
     expect(run.stdout).toMatch(/timeout:\s+300 s \(idle 120 s\)/);
     expect(run.stdout).toMatch(/--- prompt ---\nYou are explore\.\n$/);
+  });
+
+  it('marks what is not in effect: an MCP tool with no server, isolation, output', async () => {
+    await writeFiles(project, {
+      '.claude/agents/gh.md': agentFile(
+        'gh',
+        'Works on GitHub issues',
+        'tools: Read, mcp__github, mcp__jira__create_issue\nisolation: worktree\noutput: handoff\n',
+      ),
+    });
+    const run = await cadre(['agents', 'show', 'gh']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /tools:\s+Read, mcp__github__\* \(not in effect\), mcp__jira__create_issue \(not in effect\)\n/,
+    );
+    expect(run.stdout).toMatch(/output:\s+handoff \(not in effect\)\n/);
+    expect(run.stdout).toMatch(/isolation:\s+worktree \(not in effect\)\n/);
+    expect(run.stdout).toMatch(
+      /not in effect: isolation: worktree: cadre does not run agents in a git worktree/,
+    );
+    expect(run.stdout).toMatch(/\n {16}mcp__github__\*: no MCP server "github" is configured/);
+    const validate = await cadre(['agents', 'validate']);
+    expect(validate.code).toBe(0);
+    const file = path.join(project, '.claude/agents/gh.md');
+    expect(validate.stdout).toContain(
+      `warning: ${file}: tools: mcp__github__*: not in effect: no MCP server "github"`,
+    );
+    expect(validate.stdout).toContain(`warning: ${file}:5: isolation: worktree: not in effect:`);
+    expect(validate.stdout).toMatch(/6 agents loaded, 0 errors, 4 warnings\n$/);
   });
 
   it('--json prints the whole definition', async () => {
@@ -228,9 +291,11 @@ describe('cadre agents validate', () => {
     expect(good).toMatchObject({ code: 0, stdout: '1 agent loaded, 0 errors, 0 warnings\n' });
     const dir = await cadre(['agents', 'validate', 'drafts', 'missing.md']);
     expect(dir.code).toBe(1);
-    expect(dir.stdout).toContain(`error: ${path.join(project, 'drafts/empty.md')}: empty file`);
+    expect(dir.stdout).toContain(
+      `warning: ${path.join(project, 'drafts/empty.md')}:1: empty file: not an agent definition, skipped`,
+    );
     expect(dir.stdout).toContain(`error: ${path.join(project, 'missing.md')}: no such file or directory`);
-    expect(dir.stdout).toMatch(/1 agent loaded, 2 errors, 0 warnings\n$/);
+    expect(dir.stdout).toMatch(/1 agent loaded, 1 error, 1 warning\n$/);
   });
 
   it('--json prints agents, errors and warnings', async () => {

@@ -74,7 +74,12 @@ describe('a clean terminal', () => {
       path.join(project.dir, '.cadre', 'agents', 'sly.md'),
       '---\nname: sly\ndescription: "Helpful\\e]52;c;Y3VybA==\\a agent \\e[2J\\x9b31m \\u202Eevil"\n---\nYou are \\e[31m sly.\n',
     );
-    const list = await cadre('agents', 'list');
+    // A terminal wide enough for the whole description beside the PATH column.
+    const list = await runCli(
+      ['agents', 'list', '--cwd', project.dir],
+      { ...s.env, COLUMNS: '200' },
+      project.dir,
+    );
     expect(list.code).toBe(0);
     expect(list.stdout).toContain('sly');
     expect(unsafe(list.stdout)).toEqual([]);
@@ -86,5 +91,27 @@ describe('a clean terminal', () => {
       (a) => a.name === 'sly',
     );
     expect(sly?.description).toBe('Helpful\x1b]52;c;Y3VybA==\x07 agent \x1b[2J\u009b31m \u202eevil');
+  });
+
+  it('a file path under an agents folder is inert in the PATH column and in agents show', async () => {
+    const folder = path.join(project.dir, '.cadre', 'agents', 'team\x1b]0;pwned\x07');
+    await mkdir(folder, { recursive: true });
+    await writeFile(
+      path.join(folder, 'odd\x1b[2J\u202e.md'),
+      '---\nname: odd\ndescription: An agent in an oddly named file\n---\nBe odd.\n',
+    );
+    const list = await runCli(
+      ['agents', 'list', '--cwd', project.dir],
+      { ...s.env, COLUMNS: '200' },
+      project.dir,
+    );
+    expect(list.code).toBe(0);
+    expect(unsafe(list.stdout)).toEqual([]);
+    expect(list.stdout).toContain('team␛]0;pwned␇/odd␛[2J<U+202E>.md');
+    const show = await cadre('agents', 'show', 'odd');
+    expect(unsafe(show.stdout)).toEqual([]);
+    expect(show.stdout).toContain('odd␛[2J<U+202E>.md');
+    const raw = await cadre('agents', 'show', 'odd', '--raw');
+    expect(raw.stdout).toContain('odd\x1b[2J\u202e.md');
   });
 });

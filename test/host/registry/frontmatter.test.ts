@@ -60,7 +60,7 @@ describe('splitFrontmatter', () => {
     }
   });
 
-  it('resolves no custom YAML tags', () => {
+  it('resolves no custom YAML tags: refused in a tool list, plain text in a description', () => {
     for (const tag of [
       '!!js/function "function(){}"',
       '!!js/regexp /x/',
@@ -70,12 +70,16 @@ describe('splitFrontmatter', () => {
       '!!timestamp 2020-01-01',
       '!!python/object:os.system ls',
     ]) {
-      const split = splitFrontmatter(`---\nname: a\ndescription: ${tag}\n---\n`);
-      expect(split, tag).toMatchObject({
+      const refused = splitFrontmatter(`---\nname: a\ndescription: d\ntools: ${tag}\n---\n`);
+      expect(refused, tag).toMatchObject({
         ok: false,
-        line: 3,
+        line: 4,
         message: expect.stringMatching(/custom YAML tags are not supported/),
       });
+      // Claude Code's second reading quotes the value: the tag is never resolved, only kept as text.
+      const text = splitFrontmatter(`---\nname: a\ndescription: ${tag}\n---\n`);
+      expect(text, tag).toMatchObject({ ok: true, data: { name: 'a', description: tag } });
+      expect(text.ok && text.retried?.quoted).toEqual(['description']);
     }
   });
 

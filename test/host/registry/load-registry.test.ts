@@ -187,16 +187,22 @@ describe('sources', () => {
     });
   });
 
-  it('ignores non-Markdown files and subdirectories', async () => {
+  it('finds agents in subfolders (a folder named x.md is a folder), and ignores non-Markdown files', async () => {
     await writeFiles(project, {
       '.cadre/agents/notes.txt': 'x',
       '.cadre/agents/sub/a.md': agentFile('a', 'nested'),
       '.cadre/agents/b.md': agentFile('b', 'top'),
+      '.cadre/agents/dir.md/c.md': agentFile('c', 'in a folder with a .md name'),
     });
-    await mkdir(path.join(project, '.cadre/agents/dir.md'));
+    await mkdir(path.join(project, '.cadre/agents/empty'));
     const result = await load();
     expect(result.errors).toEqual([]);
-    expect(result.agents.map((a) => a.name)).toEqual(['b', 'general-purpose']);
+    expect(result.agents.map((a) => [a.name, a.relativePath])).toEqual([
+      ['a', 'sub/a.md'],
+      ['b', 'b.md'],
+      ['c', 'dir.md/c.md'],
+      ['general-purpose', 'general-purpose.md'],
+    ]);
   });
 
   it('loads the project once when the project is the home directory', async () => {
@@ -282,13 +288,11 @@ describe('bad files never hide good ones', () => {
       'bad-name.md',
       'custom-tag.md',
       'empty-tools.md',
-      'empty.md',
       'garbage.md',
       'js-frontmatter.md',
       'malformed-yaml.md',
       'missing-description.md',
       'missing-name.md',
-      'no-frontmatter.md',
       'only-dashes.md',
       'prompt-twice.md',
       'typo-key.md',

@@ -71,17 +71,11 @@ describe('parseAgentFile: good files', () => {
     expect(result.agent?.input).toEqual({ type: 'object', properties: { query: { type: 'string' } } });
   });
 
-  it('warns when the name differs from the file name, and uses the name', async () => {
+  it('takes the name from the name field, whatever the file is called, without a warning', async () => {
     const { result } = await parseFixture('good/renamed-file.md');
     expect(result.errors).toEqual([]);
     expect(result.agent?.name).toBe('not-the-file-name');
-    expect(result.warnings).toEqual([
-      expect.objectContaining({
-        field: 'name',
-        line: 2,
-        message: expect.stringMatching(/differs from the file name "renamed-file.md"/),
-      }),
-    ]);
+    expect(result.warnings).toEqual([]);
   });
 
   it('gives an agent with no tools field every built-in tool', () => {
@@ -105,16 +99,14 @@ describe('parseAgentFile: bad files give a clear error naming file, line and fie
     ['malformed-yaml.md', { line: 4, message: /invalid YAML: Flow sequence/ }],
     ['missing-name.md', { field: 'name', message: /is required/ }],
     ['missing-description.md', { field: 'description', message: /is required/ }],
-    ['bad-name.md', { field: 'name', line: 2, message: /lowercase letters and digits joined by hyphens/ }],
+    ['bad-name.md', { field: 'name', line: 2, message: /no spaces, ":", "\/" or "\\"/ }],
     [
       'unknown-tool.md',
       { field: 'tools', line: 4, message: /unknown tool "Grpe" \(did you mean "Grep"\?\)/ },
     ],
     ['typo-key.md', { field: 'allowed-tools', line: 4, message: /unknown field \(did you mean "tools"\?\)/ }],
     ['unknown-key.md', { field: 'modle', line: 5, message: /unknown field \(did you mean "model"\?\)/ }],
-    ['empty.md', { message: /empty file/ }],
     ['only-dashes.md', { line: 1, message: /front matter is not closed/ }],
-    ['no-frontmatter.md', { line: 1, message: /no front matter/ }],
     ['unclosed.md', { line: 1, message: /front matter is not closed/ }],
     [
       'js-frontmatter.md',
@@ -123,7 +115,7 @@ describe('parseAgentFile: bad files give a clear error naming file, line and fie
         message: /front matter language "js" is not supported \(YAML only\); this file was not evaluated/,
       },
     ],
-    ['custom-tag.md', { line: 3, message: /custom YAML tags are not supported/ }],
+    ['custom-tag.md', { line: 4, message: /custom YAML tags are not supported/ }],
     ['empty-tools.md', { field: 'tools', message: /is empty/ }],
     ['all-disallowed.md', { field: 'disallowedTools', message: /no tools/ }],
     ['prompt-twice.md', { field: 'prompt', message: /set twice/ }],
@@ -215,6 +207,10 @@ describe('parseAgentFile: bad files give a clear error naming file, line and fie
     expect(
       parseAgentFile('/x/d.md', '---\nname: d\nname: e\ndescription: x\n---\n').errors[0]?.message,
     ).toMatch(/unique/);
+    // An alias bomb in a tool list: the quote retry never rewrites a tools line, so it stays refused.
+    const toolsBomb = parseAgentFile('/x/t.md', '---\nname: t\ndescription: d\ntools: &a [*b, *b]\n---\n');
+    expect(toolsBomb.agent).toBeUndefined();
+    expect(toolsBomb.errors[0]?.message).toMatch(/invalid YAML/);
     const bomb = [
       'a: &a [x, x, x, x, x, x, x, x, x]',
       ...Array.from(
@@ -223,9 +219,22 @@ describe('parseAgentFile: bad files give a clear error naming file, line and fie
           `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
       ),
     ].join('\n');
-    const result = parseAgentFile('/x/bomb.md', `---\nname: bomb\ndescription: d\n${bomb}\n---\n`);
-    expect(result.agent).toBeUndefined();
-    expect(result.errors[0]?.message).toMatch(/invalid YAML/);
+    // Elsewhere, as Claude Code reads it, the quote retry turns the anchors and aliases into plain
+    // text: nothing is expanded, and the agent loads with a warning for every metadata key.
+    const started = performance.now();
+    const result = parseAgentFile(
+      '/x/bomb.md',
+      `---\nname: bomb\ndescription: d\ntools: Read\n${bomb}\n---\n`,
+    );
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(result.errors).toEqual([]);
+    expect(result.agent?.tools).toEqual(['Read']);
+    expect(result.warnings[0]?.message).toMatch(
+      /front matter is not valid YAML .*read as Claude Code reads it/,
+    );
+    expect(result.warnings.filter((w) => w.message === 'unknown field; ignored').map((w) => w.field)).toEqual(
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'],
+    );
   });
 });
 

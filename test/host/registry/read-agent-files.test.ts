@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { symlink } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAgentFile, readAgentFiles } from '../../../src/host/registry/read-agent-files.js';
+import { listAgentFiles, MAX_AGENT_DIR_ENTRIES } from '../../../src/host/registry/list-agent-files.js';
 import { tempDir, writeFiles } from './temp-dirs.js';
 
 let dir: string;
@@ -52,14 +53,16 @@ describe('readAgentFiles', () => {
     expect(items).toEqual(['file is 5.0 MiB, over the 4.0 MiB limit; not loaded']);
   });
 
-  it('a symlink to a FIFO or a directory is an error, not a hang', async () => {
+  it('a symlink to a FIFO is an error, not a hang; a symlink back to the folder is not walked again', async () => {
     const fifo = path.join(dir, 'pipe');
     if (spawnSync('mkfifo', [fifo]).status !== 0) return; // no mkfifo on this system
     await symlink(fifo, path.join(dir, 'fifo.md'));
     await symlink(dir, path.join(dir, 'dir.md'));
-    const { items } = await readAgentFiles(dir, (r) => [path.basename(r.path), contentOf(r)]);
+    await writeFiles(dir, { 'a.md': 'agent' });
+    const { items, errors } = await readAgentFiles(dir, (r) => [path.basename(r.path), contentOf(r)]);
+    expect(errors).toEqual([]);
     expect(items).toEqual([
-      ['dir.md', 'not a regular file'],
+      ['a.md', 'agent'],
       ['fifo.md', 'not a regular file'],
     ]);
   });
@@ -71,4 +74,26 @@ describe('readAgentFiles', () => {
       error: { path: path.join(dir, 'missing.md'), message: expect.stringMatching(/^cannot read: ENOENT/) },
     });
   });
+});
+
+describe('listAgentFiles', () => {
+  it('stops a walk that meets more than 50,000 entries (a link to a large folder), with an error', async () => {
+    const big = path.join(dir, 'big');
+    await writeFiles(big, { 'keep.md': 'x' });
+    const names = Array.from({ length: MAX_AGENT_DIR_ENTRIES + 1 }, (_, i) => path.join(big, `f${i}`));
+    for (let i = 0; i < names.length; i += 2000)
+      await Promise.all(names.slice(i, i + 2000).map((n) => writeFile(n, '')));
+    await writeFiles(dir, { 'agents/a.md': 'agent' });
+    await symlink(big, path.join(dir, 'agents', 'linked'));
+    const started = Date.now();
+    const { files, errors } = await listAgentFiles(path.join(dir, 'agents'));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(files.map((f) => f.relativePath)).toEqual(['a.md']);
+    expect(errors).toEqual([
+      {
+        path: path.join(dir, 'agents', 'linked'),
+        message: expect.stringMatching(/more than 50000 entries .* the walk stopped here/),
+      },
+    ]);
+  }, 60_000);
 });

@@ -5,7 +5,7 @@ import { resolveTools, toolEntries } from '../../../src/host/registry/resolve-to
 describe('resolveTools', () => {
   it('omitted tools inherit every built-in, with Task open to any type', () => {
     const r = resolveTools({});
-    expect(r).toEqual({ tools: ToolName.options, disallowedTools: [], errors: [] });
+    expect(r).toEqual({ tools: ToolName.options, disallowedTools: [], errors: [], warnings: [] });
   });
 
   it('a comma string and a list give the same canonical order, without duplicates', () => {
@@ -68,7 +68,11 @@ describe('resolveTools', () => {
     expect(closed.taskTypes).toBeUndefined();
     const open = resolveTools({ tools: 'Read, Task', disallowedTools: ['Task( a )'] });
     expect(open.tools).toEqual(['Read', 'Task']);
-    expect(open.disallowedTools).toEqual(['Task( a )']);
+    // Kept in the spelling the runtime matches, whatever the spacing or Claude Code's name for it.
+    expect(open.disallowedTools).toEqual(['Task(a)']);
+    expect(resolveTools({ tools: 'Read, Task', disallowedTools: 'Agent(a, b)' }).disallowedTools).toEqual([
+      'Task(a, b)',
+    ]);
   });
 
   it('unknown names are errors with a hint, in either field', () => {
@@ -79,7 +83,8 @@ describe('resolveTools', () => {
       { field: 'disallowedTools', message: 'unknown tool "Wirte" (did you mean "Write"?)' },
     ]);
     expect(resolveTools({ tools: 'Task(Bad Type)' }).errors[0]?.message).toMatch(/invalid agent type/);
-    expect(resolveTools({ tools: 'mcp__only' }).errors[0]?.message).toMatch(/unknown tool/);
+    expect(resolveTools({ tools: 'mcp__a__' }).errors[0]?.message).toMatch(/not an MCP tool name/);
+    expect(resolveTools({ tools: 'mcp__' }).errors[0]?.message).toMatch(/not an MCP tool name/);
   });
 
   it('an empty list is an error, not "inherit all"', () => {

@@ -1,9 +1,12 @@
 // Permission rules in Claude Code's syntax (`Tool` or `Tool(specifier)`): parsing, validation with
 // messages that name the rule, and which capabilities each tool's rules speak about.
+import { CLAUDE_CODE_EQUIVALENTS, CLAUDE_CODE_ONLY_TOOLS } from '../../../shared/claude-code-tools.js';
 import { closest } from '../../../shared/closest.js';
+import { looksLikeMcp, parseMcpName } from '../../../shared/mcp-names.js';
 import { TOOL_NAMES } from '../../../shared/tool-names.js';
 import type { ToolName } from '../../../shared/tools.js';
 import { expandBraces } from '../../../shared/glob.js';
+import { isAgentName } from '../../../shared/agent-name.js';
 import type { PolicyDecision, PolicyRules, RuleEntry } from './types.js';
 
 /** The tools a rule may name: cadre's own tools. `Edit` covers Claude Code's other edit tools; `Task` covers `Agent`. */
@@ -11,17 +14,11 @@ export const RULE_TOOLS = TOOL_NAMES;
 /** A tool a rule may name (besides `mcp__...` names). */
 export type RuleTool = ToolName;
 
-const ALIASES: Record<string, RuleTool> = { MultiEdit: 'Edit', NotebookEdit: 'Edit', Agent: 'Task' };
-
-/** Claude Code tools that cadre does not have; rules naming them are reported, never matched. */
-const FOREIGN_TOOLS = new Set([
-  'WebSearch',
-  'NotebookRead',
-  'KillShell',
-  'BashOutput',
-  'SlashCommand',
-  'Skill',
-]);
+// A rule naming NotebookEdit speaks about editing files, so it binds Edit (a deny only narrows).
+const ALIASES: Record<string, RuleTool> = {
+  ...(CLAUDE_CODE_EQUIVALENTS as Record<string, RuleTool>),
+  NotebookEdit: 'Edit',
+};
 
 /** A parsed rule. `tool` is canonical (`Edit` for `MultiEdit`), or a full `mcp__...` name. */
 export interface ParsedRule {
@@ -42,7 +39,6 @@ export interface ParsedRules {
 }
 
 const RULE_SHAPE = /^([A-Za-z][A-Za-z0-9_-]*)(?:\(([\s\S]*)\))?$/;
-const MCP_NAME = /^mcp__[A-Za-z0-9_-]+?(?:__(?:[A-Za-z0-9_-]+|\*))?$/;
 
 /** Parses one rule, or says what is wrong with it. */
 export function parseRule(entry: RuleEntry): ParsedRule | { error: string } {
@@ -52,8 +48,8 @@ export function parseRule(entry: RuleEntry): ParsedRule | { error: string } {
   const trimmed = text.trim();
   const withOrigin = (rule: ParsedRule): ParsedRule =>
     typeof origin === 'string' ? { ...rule, origin } : rule;
-  if (trimmed.startsWith('mcp__')) {
-    if (!MCP_NAME.test(trimmed))
+  if (looksLikeMcp(trimmed)) {
+    if (parseMcpName(trimmed) === undefined)
       return {
         error: `"${trimmed}" is not an MCP rule (use mcp__server, mcp__server__tool or mcp__server__*)`,
       };
@@ -64,8 +60,11 @@ export function parseRule(entry: RuleEntry): ParsedRule | { error: string } {
     return { error: `"${trimmed}" is not a rule: write Tool or Tool(specifier), e.g. Bash(git status:*)` };
   const name = m[1] ?? '';
   const spec = m[2]?.trim();
-  if (FOREIGN_TOOLS.has(name)) return { error: `"${trimmed}" names ${name}, which cadre does not have` };
-  const tool = ALIASES[name] ?? (RULE_TOOLS as readonly string[]).find((t) => t === name);
+  const tool =
+    (Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined) ??
+    (RULE_TOOLS as readonly string[]).find((t) => t === name);
+  if (tool === undefined && CLAUDE_CODE_ONLY_TOOLS.has(name))
+    return { error: `"${trimmed}" names ${name}, a Claude Code tool cadre does not have` };
   if (tool === undefined) {
     const hint = closest(name, [...RULE_TOOLS, ...Object.keys(ALIASES)]);
     return {
@@ -93,7 +92,7 @@ function specifierProblem(tool: RuleTool, spec: string): string | undefined {
       const bad = spec
         .split(',')
         .map((s) => s.trim())
-        .find((s) => !/^(\*|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)$/.test(s));
+        .find((s) => s !== '*' && !isAgentName(s));
       return bad === undefined ? undefined : `"${bad}" is not an agent type`;
     }
     case 'Read':

@@ -1,5 +1,6 @@
 // Verdicts for the capabilities that touch no file path: web fetches (by domain), MCP tools (by
 // server and tool name), subagent launches (by agent type) and the run's own bookkeeping.
+import { mcpPatternMatches, mcpToolName, parseMcpName } from '../../../shared/mcp-names.js';
 import type { PermissionMode } from '../../../shared/task.js';
 import { modeDefault, type EffectKind } from './mode.js';
 import { ruleVerdict, type ParsedRule, type ParsedRules, type RuleTool } from './rules.js';
@@ -65,33 +66,45 @@ export function decideWeb(url: unknown, ctx: ServiceContext): PolicyDecision {
   return byRules(ctx, matches, 'web', `fetching ${parsed.origin}`, [`WebFetch(domain:${host})`]);
 }
 
+/**
+ * `web.search`: whether a run's model may be offered the provider's server-side web search.
+ * `WebSearch` rules; allowed by default in every mode (it reads the web and writes nothing), as in
+ * Claude Code. Decided once at launch: a search cannot wait for an approval, so the caller treats
+ * `ask` as not offered.
+ */
+export function decideWebSearch(ctx: ServiceContext): PolicyDecision {
+  return byRules(ctx, (r) => r.tool === 'WebSearch', 'read', 'searching the web', []);
+}
+
 /** `mcp.call`: `mcp__server`, `mcp__server__*` or `mcp__server__tool` rules. */
 export function decideMcp(tool: unknown, ctx: ServiceContext): PolicyDecision {
-  if (typeof tool !== 'string' || !/^mcp__[A-Za-z0-9_-]+$/.test(tool)) {
+  const parsed = typeof tool === 'string' ? parseMcpName(tool) : undefined;
+  if (
+    typeof tool !== 'string' ||
+    parsed === undefined ||
+    parsed.tool === '*' ||
+    tool !== mcpToolName(parsed)
+  ) {
     return {
       decision: 'deny',
       code: 'invalid_input',
       reason: 'mcp.call: the tool must be named mcp__server__tool',
     };
   }
-  const matches = (r: ParsedRule) => {
-    if (r.tool !== 'mcp' || r.mcpName === undefined) return false;
-    const name = r.mcpName;
-    if (name === tool) return true;
-    if (name.endsWith('__*')) return tool.startsWith(name.slice(0, -1));
-    return !name.slice(5).includes('__') && tool.startsWith(`${name}__`);
-  };
+  const matches = (r: ParsedRule) =>
+    r.tool === 'mcp' && r.mcpName !== undefined && mcpPatternMatches(r.mcpName, tool);
   return byRules(ctx, matches, 'mcp', `calling ${tool}`, [tool]);
 }
 
 /** `agents.task`: `Task` / `Agent` rules, optionally naming agent types. Allowed by default in every mode. */
 export function decideTask(agentType: unknown, ctx: ServiceContext): PolicyDecision {
   const type = typeof agentType === 'string' ? agentType : undefined;
+  // Agent names are looked up case-insensitively, so rules name them that way too.
   const matches = (r: ParsedRule) => {
     if (r.tool !== 'Task') return false;
     if (r.specifier === undefined) return true;
-    const types = r.specifier.split(',').map((s) => s.trim());
-    return types.includes('*') || (type !== undefined && types.includes(type));
+    const types = r.specifier.split(',').map((s) => s.trim().toLowerCase());
+    return types.includes('*') || (type !== undefined && types.includes(type.toLowerCase()));
   };
   return byRules(ctx, matches, 'agent', `starting a ${type ?? 'subagent'} agent`, []);
 }

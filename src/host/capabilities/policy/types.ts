@@ -18,7 +18,10 @@ export interface PolicyRules {
 
 /** One capability call, as the policy sees it. Only the fields of the call's kind are read. */
 export interface PolicyInput {
-  /** Capability name: `fs.read`, `fs.write`, `exec.run`, `web.fetch`, `mcp.call`, `agents.task`, ... */
+  /**
+   * Capability name: `fs.read`, `fs.write`, `exec.run`, `web.fetch`, `mcp.call`, `agents.task`, ...;
+   * also `model.request` (a run's model channel) and `web.search` (offering the server-side search).
+   */
   capability: string;
   /** The path of an `fs.*` call (for `fs.glob` and `fs.list`, the directory searched). */
   path?: ResolvedPath;

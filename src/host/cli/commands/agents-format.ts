@@ -1,6 +1,7 @@
 // Renders agents for people: the `agents list` table, the `agents show` page, and issue lines.
-// Names, descriptions, prompts and issue messages come from agent files: they go through the
-// terminal cleaner (made inert unless --raw).
+// Names, paths, descriptions, prompts and issue messages come from agent files and folders: they go
+// through the terminal cleaner (made inert unless --raw).
+import path from 'node:path';
 import type { LoadedAgent, RegistryIssue } from '../../../shared/agent-definition.js';
 import { terminalCleaner, type TerminalCleaner } from '../../terminal-text.js';
 import { ToolName } from '../../../shared/tools.js';
@@ -8,8 +9,10 @@ import { formatIssue } from '../../registry/format-issue.js';
 
 /** The fields `agents list --json` prints per agent: everything but the (possibly huge) prompt. */
 export function agentSummary(agent: LoadedAgent): Omit<LoadedAgent, 'prompt'> {
-  const { prompt: _prompt, ...rest } = agent;
-  return rest;
+  // Key by key, never reading `prompt`: a cached definition decodes it only when read.
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(agent)) if (key !== 'prompt') out[key] = agent[key as keyof LoadedAgent];
+  return out as Omit<LoadedAgent, 'prompt'>;
 }
 
 /** A compact description of a tool set: `all`, or the names. */
@@ -20,6 +23,16 @@ export function toolsLabel(agent: Pick<LoadedAgent, 'tools' | 'taskTypes'>): str
   return agent.tools
     .map((t) => (t === 'Task' && agent.taskTypes ? `Task(${agent.taskTypes.join(', ')})` : t))
     .join(', ');
+}
+
+/**
+ * Where a definition lives, short (the SOURCE column says which folder or file): the path below
+ * the source's agents folder for agent files, the file name of a config file or `--agents` file.
+ */
+export function definitionPath(agent: Pick<LoadedAgent, 'path' | 'source' | 'relativePath'>): string {
+  if (agent.relativePath !== undefined) return agent.relativePath;
+  if (agent.source === 'cli' && agent.path === '--agents') return '--agents';
+  return path.basename(agent.path);
 }
 
 const SAFE = terminalCleaner(false);
@@ -33,19 +46,22 @@ export function agentsTable(
   const rows = agents.map((a) => [
     clean.line(a.name),
     a.source,
+    truncateStart(clean.line(definitionPath(a)), 36),
     clean.line(a.model),
-    truncate(toolsLabel(a), 40),
-    clean.line(oneLine(a.description)),
+    truncate(toolsLabel(a), 32),
+    // Only the start of a description fits the column: long ones (pasted examples) are cut first.
+    clean.line(oneLine(a.description.slice(0, Math.max(width, 400)))),
   ]);
-  const header = ['NAME', 'SOURCE', 'MODEL', 'TOOLS', 'DESCRIPTION'];
+  const header = ['NAME', 'SOURCE', 'PATH', 'MODEL', 'TOOLS', 'DESCRIPTION'];
+  const fixedColumns = header.length - 1;
   const widths = header
-    .slice(0, 4)
+    .slice(0, fixedColumns)
     .map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const fixed = widths.reduce((sum, w) => sum + w + 2, 0);
   const descWidth = Math.max(20, width - fixed);
   const line = (cells: string[]) =>
     cells
-      .map((cell, i) => (i < 4 ? cell.padEnd(widths[i] ?? 0) : truncate(cell, descWidth)))
+      .map((cell, i) => (i < fixedColumns ? cell.padEnd(widths[i] ?? 0) : truncate(cell, descWidth)))
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line)].join('\n') + '\n';
@@ -54,6 +70,7 @@ export function agentsTable(
 /** The `agents show` page: the resolved definition, its provenance, then the prompt. */
 export function agentPage(agent: LoadedAgent, clean: TerminalCleaner = SAFE): string {
   const opt = (value: unknown) => (value === undefined ? '-' : String(value));
+  const off = new Set((agent.notInEffect ?? []).map((n) => `${n.field}:${n.item}`));
   const lines: [string, string][] = [
     ['name', agent.name],
     ['source', `${agent.source} (${agent.path})`],
@@ -65,7 +82,7 @@ export function agentPage(agent: LoadedAgent, clean: TerminalCleaner = SAFE): st
     ],
     ['description', agent.description],
     ['model', agent.model],
-    ['tools', agent.tools.join(', ')],
+    ['tools', agent.tools.map((t) => (off.has(`tools:${t}`) ? `${t} (not in effect)` : t)).join(', ')],
   ];
   if (agent.tools.includes('Task')) lines.push(['task types', agent.taskTypes?.join(', ') ?? 'any']);
   lines.push(
@@ -76,11 +93,19 @@ export function agentPage(agent: LoadedAgent, clean: TerminalCleaner = SAFE): st
     ['token budget', opt(agent.tokenBudget)],
     ['permissions', opt(agent.permissionMode)],
   );
+  const marked = (field: string, item: string) =>
+    off.has(`${field}:${item}`) ? `${item} (not in effect)` : item;
   if (agent.output !== undefined)
-    lines.push(['output', agent.output === 'handoff' ? 'handoff' : 'JSON schema']);
+    lines.push(['output', marked('output', agent.output === 'handoff' ? 'handoff' : 'JSON schema')]);
   if (agent.exposeAsTool) lines.push(['exposed', 'as a tool']);
-  if (agent.isolation !== undefined) lines.push(['isolation', agent.isolation]);
-  const head = lines.map(([k, v]) => `${`${k}:`.padEnd(14)}${clean.block(v)}`).join('\n');
+  if (agent.isolation !== undefined) lines.push(['isolation', marked('isolation', agent.isolation)]);
+  const notes = (agent.notInEffect ?? []).map(
+    (n) => `${n.field === 'tools' ? n.item : `${n.field}: ${n.item}`}: ${n.reason}`,
+  );
+  if (notes.length > 0) lines.push(['not in effect', notes.join(`\n${' '.repeat(16)}`)]);
+  const head = lines
+    .map(([k, v]) => `${`${k}:`.padEnd(Math.max(14, k.length + 2))}${clean.block(v)}`)
+    .join('\n');
   return `${head}\n\n--- prompt ---\n${agent.prompt === '' ? '(empty)' : clean.block(agent.prompt)}\n`;
 }
 
@@ -101,6 +126,10 @@ export function countLine(errors: number, warnings: number): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
+}
+
+function truncateStart(text: string, max: number): string {
+  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
 }
 
 function truncate(text: string, max: number): string {

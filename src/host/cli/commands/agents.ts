@@ -2,8 +2,9 @@
 // definition is broken. Registry problems go to stderr as one line each; they never stop the listing.
 import type { Command } from 'commander';
 import type { RegistryResult } from '../../../shared/agent-definition.js';
-import { closest } from '../../../shared/closest.js';
+import { AgentNames } from '../../../shared/agent-name.js';
 import { loadRegistry } from '../../registry/load-registry.js';
+import { registryCacheDir } from '../../registry/registry-cache.js';
 import { validateAgentPaths } from '../../registry/validate-files.js';
 import type { TerminalCleaner } from '../../terminal-text.js';
 import { type CliContext, globalOptions } from '../context.js';
@@ -33,12 +34,12 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
     .action(async (name: string, opts: { json?: boolean }, command: Command) => {
       const { clean } = await globalOptions(command, ctx);
       const registry = await load(command, ctx);
-      const agent = registry.agents.find((a) => a.name === name);
+      const names = new AgentNames(registry.agents.map((a) => a.name));
+      const { found, hint } = names.lookup(name);
+      const agent = registry.agents.find((a) => a.name === found);
       if (!agent) {
-        const names = registry.agents.map((a) => a.name);
-        const hint = closest(name, names);
         ctx.io.stderr(
-          `cadre: unknown agent "${clean.line(name)}"${hint ? ` (did you mean "${clean.line(hint)}"?)` : ''}\navailable agents: ${clean.line(names.join(', ')) || '(none)'}\n`,
+          `cadre: unknown agent "${clean.line(name)}"${hint ? ` (did you mean "${clean.line(hint)}"?)` : ''}\navailable agents: ${clean.line(names.all().join(', ')) || '(none)'}\n`,
         );
         reportProblems(registry, ctx, clean);
         ctx.exitCode = 1;
@@ -58,7 +59,9 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
     .action(async (paths: string[], opts: { json?: boolean }, command: Command) => {
       const options = await globalOptions(command, ctx);
       const result =
-        paths.length > 0 ? await validateAgentPaths(paths, options.cwd) : await load(command, ctx);
+        paths.length > 0
+          ? await validateAgentPaths(paths, { cwd: options.cwd, home: options.home, env: ctx.env })
+          : await load(command, ctx, { fresh: true });
       if (opts.json) {
         const agents = result.agents.map((a) => ({ name: a.name, source: a.source, path: a.path }));
         ctx.io.stdout(
@@ -78,9 +81,20 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
     });
 }
 
-async function load(command: Command, ctx: CliContext): Promise<RegistryResult> {
+async function load(
+  command: Command,
+  ctx: CliContext,
+  opts: { fresh?: boolean } = {},
+): Promise<RegistryResult> {
   const options = await globalOptions(command, ctx);
-  return loadRegistry({ cwd: options.cwd, home: options.home, cliAgents: options.agents });
+  return loadRegistry({
+    cwd: options.cwd,
+    home: options.home,
+    cliAgents: options.agents,
+    env: ctx.env,
+    cacheDir: registryCacheDir(ctx.env, options.home),
+    ...(opts.fresh ? { fresh: true } : {}),
+  });
 }
 
 // Errors matter to whoever reads a listing, so they are printed in full; warnings only as a count.

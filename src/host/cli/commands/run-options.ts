@@ -1,5 +1,6 @@
 // Flags shared by the commands that run agents (`run`, `explore`, `batch`): parsing with errors that
 // name the flag, and building the runtime from them.
+import { registryCacheDir } from '../../registry/registry-cache.js';
 import type { Command } from 'commander';
 import { PermissionMode } from '../../../shared/task.js';
 import { modelConfigFor, modelNameProblem } from '../../agents/model-resolve.js';
@@ -78,6 +79,7 @@ export async function runtimeFromFlags(command: Command, ctx: CliContext, flags:
     cwd: global.cwd,
     home: global.home,
     env: ctx.env,
+    registryCacheDir: registryCacheDir(ctx.env, global.home),
     ...(global.agents !== undefined ? { agents: global.agents } : {}),
     ...(model !== undefined ? { model } : {}),
     ...(mode ? { permissionMode: mode } : {}),
