@@ -151,6 +151,8 @@ export const PROFILES: Record<Profile, readonly ToolName[]> = {
 };
 
 const MCP_TOOL = /^mcp__[A-Za-z0-9_-]+?__(?:[A-Za-z0-9_-]+|\*)$/;
+/** `mcp__server` alone: every tool of that server (server names never contain `__`). */
+const MCP_SERVER = /^mcp__[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 const TASK_SPEC = /^Task\s*\(([^)]*)\)$/;
 
 /** One parsed entry of a `tools` field. */
@@ -194,16 +196,18 @@ export function parseToolSpec(entry: string): ToolSpec | { error: string } {
       : { kind: 'task', types };
   }
   if (MCP_TOOL.test(name)) return { kind: 'mcp', name };
+  if (MCP_SERVER.test(name)) return { kind: 'mcp', name: `${name}__*` };
   const known = ToolName.safeParse(name);
   if (known.success) return { kind: 'tool', name: known.data };
   const hint = closest(name, [...ToolName.options, '*']);
   return { error: `unknown tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}` };
 }
 
-/** True when `tool` (a concrete tool or mcp name) is matched by a pattern in `list` (`*`, `mcp__s__*`). */
+/** True when `tool` (a concrete tool or mcp name) is matched by `pattern` (`*`, `mcp__s`, `mcp__s__*`). */
 export function toolMatches(tool: string, pattern: string): boolean {
   if (pattern === '*' || pattern === tool) return true;
   if (pattern.endsWith('__*')) return tool.startsWith(pattern.slice(0, -1));
+  if (MCP_SERVER.test(pattern)) return tool.startsWith(`${pattern}__`);
   return TASK_SPEC.test(pattern) && tool === 'Task';
 }
 

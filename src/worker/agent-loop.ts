@@ -8,14 +8,14 @@ import { addUsage, emptyUsage, type Usage } from '../shared/task.js';
 import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
 import { Conversation, textOfBlocks, type Block } from './loop/conversation.js';
 import { runModelTurn, type ToolUse } from './loop/model-turn.js';
-import { runToolCalls, type PendingCall } from './loop/run-tools.js';
+import { runToolCalls, type PendingCall, type ToolRunResult } from './loop/run-tools.js';
 import type { ModelClient, ModelRequest, ToolDefinition } from './models/model-client.js';
 
 /** The tools a run offers, as the loop uses them. */
 export interface LoopTools {
   definitions: ToolDefinition[];
   /** Runs one call. Failures the model should see come back as `isError` results. */
-  run(name: string, input: unknown, signal?: AbortSignal): Promise<{ content: string; isError: boolean }>;
+  run(name: string, input: unknown, signal?: AbortSignal): Promise<ToolRunResult>;
 }
 
 /** Everything the loop touches, injected. */

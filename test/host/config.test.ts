@@ -33,11 +33,13 @@ describe('loadConfig', () => {
       timeout: 300,
       idleTimeout: 120,
       isolation: 'thread',
+      mcpServers: {},
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
     expect(config.paths).toEqual({
       project: path.join(project, '.cadre/config.json'),
       user: path.join(home, '.cadre/config.json'),
+      mcpJson: path.join(project, '.mcp.json'),
     });
   });
 

@@ -10,6 +10,7 @@ import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
 import { DEFAULT_CAPS, type ExtraToolDef, type WorkerRunSpec } from '../../shared/run-spec.js';
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
+import type { RunMcpTools } from '../capabilities/mcp/run-mcp-tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
 import { runToEnd } from '../pool/run-controller.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
@@ -37,6 +38,8 @@ export interface RunNode {
   waitingOn: number;
   /** This run's key in the tree's accounting (a resumed run keeps its agentId but not its usage). */
   runKey: string;
+  /** The MCP tools this run was offered (set once its servers have started). */
+  mcp?: RunMcpTools;
 }
 
 /** What `launch` returns at once; `node.done` settles with the output. */
@@ -66,6 +69,9 @@ export async function launch(
     ...(core.cassette !== undefined ? { cassette: core.cassette } : {}),
     ...(core.options.record ? { record: true } : {}),
   });
+  // Which MCP servers the run may use, trusted and with their configuration expanded: a missing
+  // variable refuses the launch here, naming the server and the field. They start once it has a slot.
+  const mcpPlan = await core.mcp.plan(def);
 
   let history: ConversationMessage[] = [];
   let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;
@@ -137,6 +143,7 @@ export async function launch(
     description: input.description ?? def.description,
     prompt: input.prompt,
   });
+  for (const message of mcpPlan.notices) deliver({ ...stamp, type: 'notice', level: 'warn', message });
   if (model.provider === 'offline' && depth === 0) {
     deliver({
       ...stamp,
@@ -193,6 +200,11 @@ export async function launch(
       });
       return;
     }
+    const mcp = await core.mcp.tools(mcpPlan, grant, node.cancel.signal);
+    node.mcp = mcp;
+    const fresh = new Set(mcpPlan.notices);
+    for (const message of mcp.notices)
+      if (!fresh.has(message)) deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'warn', message });
     const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant);
     const runBudget = input.token_budget ?? def.tokenBudget;
     const endpoint = modelEndpointOf(model);
@@ -201,8 +213,10 @@ export async function launch(
       spec,
       {
         granted: [
-          ...capabilitiesFor(grant.tools),
-          ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : []),
+          // mcp.call exists on the port only when the run was offered MCP tools.
+          ...capabilitiesFor(grant.tools).filter((c) => c !== 'mcp.call'),
+          ...(spec.extraTools.some((t) => t.kind === 'agent') ? (['agents.task'] as const) : []),
+          ...(mcp.table.size > 0 ? (['mcp.call'] as const) : []),
         ],
         handlers: (ctx) => core.handlersFor(node, ctx),
         onEvent: (event) => {
@@ -258,9 +272,12 @@ function buildSpec(
 ): WorkerRunSpec {
   const rendered = renderPrompt(def.prompt, input.prompt);
   // Agents exposed as tools are subagents too: offered only where the grant may spawn them.
-  const extraTools: ExtraToolDef[] = core
-    .exposedTools(def.name)
-    .filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true);
+  const extraTools: ExtraToolDef[] = [
+    ...core
+      .exposedTools(def.name)
+      .filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true),
+    ...(node.mcp?.defs ?? []),
+  ];
   const fault = core.options.allowFaultInjection ? core.faultFor(input) : undefined;
   return {
     agentId: node.agentId,

@@ -11,7 +11,9 @@ import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { TaskInput, TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
-import { effectHandlers } from '../capabilities/fs-handlers.js';
+import { effectHandlers, type EffectContext } from '../capabilities/fs-handlers.js';
+import { mcpCallHandler } from '../capabilities/mcp/call-handler.js';
+import type { McpRuntime } from '../capabilities/mcp/mcp-runtime.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
@@ -53,6 +55,8 @@ export class RuntimeCore {
     readonly options: CoreOptions,
     readonly cassette: string | undefined,
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
+    /** The MCP servers of this runtime, shared by all its runs. */
+    readonly mcp: McpRuntime,
   ) {
     this.byName = new Map(registry.agents.map((a) => [a.name, a]));
   }
@@ -139,22 +143,25 @@ export class RuntimeCore {
     node: RunNode,
     ctx: { signal: AbortSignal; pauseClock: () => () => void },
   ): Partial<Capabilities> {
+    const effects: EffectContext = {
+      agentId: node.agentId,
+      agentType: node.agentType,
+      projectDir: node.cwd,
+      extraRoots: this.config.permissions.additionalDirectories,
+      homeDir: this.home,
+      mode: node.grant.mode,
+      rules: this.rules,
+      sandbox: this.config.sandbox.mode,
+      approvals: this.approvals,
+      audit: this.audit,
+      signal: ctx.signal,
+      pauseClock: ctx.pauseClock,
+    };
+    const mcp = node.mcp?.table;
     return {
-      ...effectHandlers({
-        agentId: node.agentId,
-        agentType: node.agentType,
-        projectDir: node.cwd,
-        extraRoots: this.config.permissions.additionalDirectories,
-        homeDir: this.home,
-        mode: node.grant.mode,
-        rules: this.rules,
-        sandbox: this.config.sandbox.mode,
-        approvals: this.approvals,
-        audit: this.audit,
-        signal: ctx.signal,
-        pauseClock: ctx.pauseClock,
-      }),
+      ...effectHandlers(effects),
       ...delegationHandlers(this, node),
+      ...(mcp && mcp.size > 0 ? { 'mcp.call': mcpCallHandler(effects, mcp) } : {}),
     };
   }
 

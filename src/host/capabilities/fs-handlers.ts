@@ -51,8 +51,8 @@ export function parseRequest<K extends keyof typeof CapabilityRequests>(
   return parsed.data as ReturnType<(typeof CapabilityRequests)[K]['parse']>;
 }
 
-/** Runs the policy (and the approval queue) for one call; throws when denied. */
-async function authorize(
+/** Runs the policy (and the approval queue) for one call; throws when denied. Every effect handler uses it. */
+export async function authorize(
   ctx: EffectContext,
   input: Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>,
   summary: string,
@@ -93,8 +93,8 @@ const REFUSALS: ReadonlySet<string> = new Set([
   'sensitive_path',
 ]);
 
-/** Wraps an effect with timing and the audit log; every result is an envelope. */
-function audited<T>(
+/** Wraps an effect with timing and the audit log; every result is an envelope. Every effect handler uses it. */
+export function audited<T>(
   ctx: EffectContext,
   capability: string,
   summary: string,

@@ -133,7 +133,7 @@ function decideUnsafe(input: PolicyInput): PolicyDecision {
     case 'web.fetch':
       return decideWeb(input.url, ctx);
     case 'mcp.call':
-      return decideMcp(input.tool, ctx);
+      return decideMcp(input.tool, ctx, input.readOnly === true);
     case 'agents.task':
       return decideTask(input.agentType, ctx);
     case 'model.request':

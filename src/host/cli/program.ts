@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAgentsCommand } from './commands/agents.js';
 import { registerBatchCommand } from './commands/batch.js';
 import { registerExploreCommand } from './commands/explore.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerTranscripts } from './commands/transcripts.js';
 import { type CliContext, processContext, UsageError } from './context.js';
@@ -19,6 +20,7 @@ export const COMMANDS: CommandRegistrar[] = [
   registerExploreCommand,
   registerBatchCommand,
   registerAgentsCommand,
+  registerMcpCommand,
   registerTranscripts,
 ];
 

@@ -1,6 +1,7 @@
 // The `.cadre/config.json` schema: what a project or user config file may contain, field by field.
 // Strict at every level so a mistyped key is reported instead of silently doing nothing.
 import * as z from 'zod';
+import { MCP_SERVER_KEYS, McpServersConfig } from '../../shared/mcp-config.js';
 import { PermissionMode } from '../../shared/task.js';
 
 const nonEmpty = z.string().min(1, 'must not be empty');
@@ -99,6 +100,8 @@ export const ConfigFile = z.strictObject({
   isolation: IsolationMode.optional(),
   memoryLimitMb: count.max(1_048_576).optional(),
   transcriptsDir: nonEmpty.optional(),
+  /** MCP servers by name, as in Claude Code's `.mcp.json` (see shared/mcp-config.ts). */
+  mcpServers: McpServersConfig.optional(),
 });
 /** One config file as written. */
 export type ConfigFile = z.infer<typeof ConfigFile>;
@@ -111,5 +114,7 @@ export function keysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 1 && path[0] === 'sandbox')
     return ['mode', 'bwrapPath', 'allowRead', 'denyRead', 'protect'];
   if (path.length === 2 && path[0] === 'providers') return Object.keys(ProviderConfig.shape);
+  if (path.length === 2 && path[0] === 'mcpServers') return MCP_SERVER_KEYS;
+  if (path.length === 3 && path[0] === 'mcpServers' && path[2] === 'sandbox') return ['network', 'writable'];
   return [];
 }

@@ -12,6 +12,7 @@ import {
 import { closest } from '../../shared/closest.js';
 import { describeValue, issueMessage, valueAt } from '../config/zod-messages.js';
 import { sortByLine } from './format-issue.js';
+import { parseMcpServersField } from './mcp-servers-field.js';
 import { resolveTools } from './resolve-tools.js';
 
 /** Where the fields came from, for messages, and the defaults to apply. */
@@ -95,6 +96,8 @@ export function buildDefinition(
     profile: def.profile,
   });
   for (const t of tools.errors) errors.push(issue(t.field, t.message));
+  const mcp = parseMcpServersField(def.mcpServers);
+  for (const m of mcp.issues) errors.push(issue(m.field, m.message));
 
   const bodyText = body?.trim() ?? '';
   if (body !== undefined && bodyText !== '' && def.prompt !== undefined) {
@@ -142,6 +145,8 @@ export function buildDefinition(
     maxDepth: def.maxDepth ?? AGENT_DEFAULTS.maxDepth,
   };
   if (tools.taskTypes !== undefined) agent.taskTypes = tools.taskTypes;
+  if (tools.allTools) agent.inheritsMcpTools = true;
+  if (mcp.refs.length > 0) agent.mcpServers = mcp.refs;
   if (def.maxTurns !== undefined) agent.maxTurns = def.maxTurns;
   if (def.permissionMode !== undefined) agent.permissionMode = def.permissionMode;
   if (def.tokenBudget !== undefined) agent.tokenBudget = def.tokenBudget;

@@ -32,6 +32,8 @@ export interface ToolResolution {
   taskTypes?: string[];
   /** The deny entries as written (normalised), kept so the runtime binds the agent's subtree too. */
   disallowedTools: string[];
+  /** True for "every tool" (omitted, `*`, full-access): MCP tools of every configured server too. */
+  allTools: boolean;
   errors: ToolIssue[];
 }
 
@@ -50,6 +52,8 @@ export function resolveTools(fields: ToolFields): ToolResolution {
   let anyTask = false;
 
   const granted = toolEntries(fields.tools);
+  let allTools =
+    (fields.tools === undefined && fields.profile === undefined) || fields.profile === 'full-access';
   if (fields.tools === undefined && fields.profile === undefined)
     for (const t of ToolNames.options) builtins.add(t);
   if (fields.profile !== undefined) for (const t of PROFILES[fields.profile]) builtins.add(t);
@@ -61,6 +65,7 @@ export function resolveTools(fields: ToolFields): ToolResolution {
     else if (spec.kind === 'all') {
       for (const t of ToolNames.options) builtins.add(t);
       anyTask = true;
+      allTools = true;
     } else if (spec.kind === 'mcp') mcp.push(spec.name);
     else if (spec.kind === 'task') {
       builtins.add('Task');
@@ -93,6 +98,7 @@ export function resolveTools(fields: ToolFields): ToolResolution {
       continue;
     }
     const pattern = spec.kind === 'all' ? '*' : spec.name;
+    if (spec.kind === 'all') allTools = false;
     tools = tools.filter((t) => !toolMatches(t, pattern));
   }
   if (!tools.includes('Task')) taskTypes = undefined;
@@ -104,7 +110,12 @@ export function resolveTools(fields: ToolFields): ToolResolution {
   }
   const result: ToolResolution = {
     tools,
-    disallowedTools: denied.map((d) => d.replace(/\s+/g, ' ').trim()),
+    // `mcp__server` is kept as `mcp__server__*`, the form the runtime matches tool names with.
+    disallowedTools: denied.map((d) => {
+      const spec = parseToolSpec(d);
+      return !('error' in spec) && spec.kind === 'mcp' ? spec.name : d.replace(/\s+/g, ' ').trim();
+    }),
+    allTools,
     errors,
   };
   if (taskTypes !== undefined) result.taskTypes = [...taskTypes];

@@ -1,5 +1,7 @@
 // Test harness for end-to-end agent runs: a temp project, the fake Messages API server scripted per
 // agent (by system prompt), and a runtime pointed at it through the real SDK.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../../src/host/runtime.js';
 import {
   startFakeAnthropic,
@@ -23,6 +25,7 @@ export interface Harness {
   server: FakeAnthropic;
   runtime: Runtime;
   dir: string;
+  home: string;
   close(): Promise<void>;
 }
 
@@ -43,9 +46,18 @@ function turnOf(req: RecordedRequest): number {
 export async function startHarness(
   scripts: Record<string, AgentScript>,
   defs: Record<string, Record<string, unknown>>,
-  options: Partial<RuntimeOptions> & { files?: Record<string, string> } = {},
+  options: Partial<RuntimeOptions> & {
+    files?: Record<string, string>;
+    /** Files written under the user's home (for `~/.cadre/config.json`). */
+    homeFiles?: Record<string, string>;
+  } = {},
 ): Promise<Harness> {
   const project = await tempProject(options.files ?? { 'README.md': '# test project\n' });
+  for (const [rel, content] of Object.entries(options.homeFiles ?? {})) {
+    const file = path.join(project.home, rel);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+  }
   const server = await startFakeAnthropic({
     responder: (req) => {
       const system = systemText(req.body);
@@ -55,7 +67,7 @@ export async function startHarness(
       return script({ req, turn: turnOf(req), results: toolResults(req.body) });
     },
   });
-  const { files: _files, ...rest } = options;
+  const { files: _files, homeFiles: _homeFiles, ...rest } = options;
   const runtime = await createRuntime({
     cwd: project.dir,
     home: project.home,
@@ -67,6 +79,7 @@ export async function startHarness(
     server,
     runtime,
     dir: project.dir,
+    home: project.home,
     async close() {
       await runtime.close();
       await server.close();

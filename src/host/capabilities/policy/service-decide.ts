@@ -65,8 +65,11 @@ export function decideWeb(url: unknown, ctx: ServiceContext): PolicyDecision {
   return byRules(ctx, matches, 'web', `fetching ${parsed.origin}`, [`WebFetch(domain:${host})`]);
 }
 
-/** `mcp.call`: `mcp__server`, `mcp__server__*` or `mcp__server__tool` rules. */
-export function decideMcp(tool: unknown, ctx: ServiceContext): PolicyDecision {
+/**
+ * `mcp.call`: `mcp__server`, `mcp__server__*` or `mcp__server__tool` rules. A call asks by default;
+ * a tool its server annotates read-only is judged as a read (allowed where the mode allows reads).
+ */
+export function decideMcp(tool: unknown, ctx: ServiceContext, readOnly = false): PolicyDecision {
   if (typeof tool !== 'string' || !/^mcp__[A-Za-z0-9_-]+$/.test(tool)) {
     return {
       decision: 'deny',
@@ -81,7 +84,7 @@ export function decideMcp(tool: unknown, ctx: ServiceContext): PolicyDecision {
     if (name.endsWith('__*')) return tool.startsWith(name.slice(0, -1));
     return !name.slice(5).includes('__') && tool.startsWith(`${name}__`);
   };
-  return byRules(ctx, matches, 'mcp', `calling ${tool}`, [tool]);
+  return byRules(ctx, matches, readOnly === true ? 'read' : 'mcp', `calling ${tool}`, [tool]);
 }
 
 /** `agents.task`: `Task` / `Agent` rules, optionally naming agent types. Allowed by default in every mode. */
