@@ -71,7 +71,7 @@ export async function launch(
   });
   // Which MCP servers the run may use, trusted and with their configuration expanded: a missing
   // variable refuses the launch here, naming the server and the field. They start once it has a slot.
-  const mcpPlan = await core.mcp.plan(def);
+  const mcpPlan = await core.mcp.plan(def, grant);
 
   let history: ConversationMessage[] = [];
   let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;

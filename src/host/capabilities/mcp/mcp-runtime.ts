@@ -43,11 +43,11 @@ export class McpRuntime {
   }
 
   /** The servers `agent` will use (trusted, configuration expanded). Throws `invalid_input` for a bad configuration. */
-  plan(agent: LoadedAgent): Promise<McpPlan> {
+  plan(agent: LoadedAgent, grant: McpGrant): Promise<McpPlan> {
     const names = agent.tools.some((t) => t.startsWith('mcp__')) || (agent.mcpServers?.length ?? 0) > 0;
     if (!names && (agent.inheritsMcpTools !== true || Object.keys(this.options.configured).length === 0))
       return Promise.resolve(NO_PLAN);
-    return planMcpServers(agent, {
+    return planMcpServers(agent, grant, {
       configured: this.options.configured,
       hub: this.hub,
       trust: this.trust,

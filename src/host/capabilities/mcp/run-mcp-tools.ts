@@ -61,9 +61,20 @@ const MAX_SCHEMA_CHARS = 64 * 1024;
 
 type Agent = Parameters<typeof agentServers>[0] & Pick<LoadedAgent, 'name'>;
 
-/** Picks, trust-checks and resolves the servers of `agent`. Throws `invalid_input` for a bad configuration. */
-export async function planMcpServers(agent: Agent, ctx: McpRunContext): Promise<McpPlan> {
+/** True when `denied` covers every tool `server` could have (`*`, `mcp__server`, `mcp__server__*`). */
+function wholeServerDenied(server: string, denied: readonly string[]): boolean {
+  // No tool is named NUL: only a pattern matching every name of the server matches this one.
+  const anyTool = `mcp__${server}__\u0000`;
+  return denied.some((p) => toolMatches(anyTool, p));
+}
+
+/**
+ * Picks, trust-checks and resolves the servers of `agent`, leaving out servers its grant denies
+ * whole (they are never started for it). Throws `invalid_input` for a bad configuration.
+ */
+export async function planMcpServers(agent: Agent, grant: McpGrant, ctx: McpRunContext): Promise<McpPlan> {
   const found = agentServers(agent, ctx.configured);
+  found.servers = found.servers.filter((s) => !wholeServerDenied(s.source.name, grant.deniedTools));
   const notices = found.broken.map((b) => `MCP server "${b.name}" cannot be used: ${b.error}`);
   if (found.missing.length > 0)
     notices.push(
