@@ -67,11 +67,12 @@ export async function startHarness(
       return script({ req, turn: turnOf(req), results: toolResults(req.body) });
     },
   });
-  const { files: _files, homeFiles: _homeFiles, ...rest } = options;
+  const { files: _files, homeFiles: _homeFiles, env, ...rest } = options;
   const runtime = await createRuntime({
     cwd: project.dir,
     home: project.home,
-    env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url },
+    // More variables may be given; the model's key and URL are always the fake server's.
+    env: { ...env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url },
     agents: agentsJson(defs),
     ...rest,
   });

@@ -84,10 +84,12 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
       const since = supervised ? Number(ctx.env[SINCE_ENV] ?? NaN) : NaN;
       const restarted = Number.isInteger(since) && since >= 0;
       const resumed = new Map((restarted ? await resultsSince(outPath, since) : []).map((r) => [r.id, r]));
-      const runtime = await runtimeFromFlags(command, ctx, {
-        ...flags,
-        ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
-      });
+      const runtime = await runtimeFromFlags(
+        command,
+        ctx,
+        { ...flags, ...(flags.concurrency ? { concurrency: flags.concurrency } : {}) },
+        { askTrust: false },
+      );
       const parsed = parseTaskFile(tasksPath, content, new Set(runtime.registry.agents.map((a) => a.name)));
       // A restarted batch said this already.
       if (!restarted)
