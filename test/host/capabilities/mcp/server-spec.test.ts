@@ -104,12 +104,12 @@ describe('resolveServer', () => {
   });
 
   it('resolves relative paths against the project (project servers) or home (user servers)', () => {
-    const config = {
+    const config: McpSource['config'] = {
       type: 'stdio',
       command: 'srv',
       cwd: 'tools',
       sandbox: { writable: ['out', '~/cache'] },
-    } as const;
+    };
     expect(resolveServer(source(config), {}, bases).target).toMatchObject({
       cwd: '/p/tools',
       sandbox: { writable: ['/p/out', '/home/u/cache'] },
