@@ -10,6 +10,7 @@ import {
   type RegistryIssue,
   type RegistryResult,
 } from '../../shared/agent-definition.js';
+import { agentServers } from '../capabilities/mcp/agent-servers.js';
 import { configPath, type LoadedConfig, loadConfig } from '../config.js';
 import { readCliAgents } from './cli-agents.js';
 import { parseAgentEntry, parseAgentFile, type ParsedAgent, type ParseOptions } from './parse-agent.js';
@@ -140,8 +141,21 @@ export async function loadRegistry(options: LoadRegistryOptions): Promise<Regist
           message: `Task(${type}): no agent named "${type}" is defined`,
         });
     }
+    warnings.push(...mcpNameWarnings(agent, config.merged.mcpServers));
   }
   return { agents, errors, warnings };
+}
+
+/** MCP servers an agent names (in `tools` or `mcpServers`) that no configuration defines. */
+function mcpNameWarnings(
+  agent: LoadedAgent,
+  configured: LoadedConfig['merged']['mcpServers'],
+): RegistryIssue[] {
+  return agentServers(agent, configured).missing.map((name) => ({
+    path: agent.path,
+    field: agent.mcpServers?.some((r) => r.name === name) ? 'mcpServers' : 'tools',
+    message: `no MCP server "${name}" is configured (add it to .mcp.json or to mcpServers in .cadre/config.json or ~/.cadre/config.json); its tools are not available to this agent`,
+  }));
 }
 
 function candidate(source: AgentSource, read: AgentFileRead, options: ParseOptions): Candidate {

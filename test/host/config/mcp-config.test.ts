@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfigText } from '../../../src/host/config.js';
 import { parseMcpJson } from '../../../src/host/config/mcp-json.js';
+import { loadRegistry } from '../../../src/host/registry/load-registry.js';
 import { parseAgentFile } from '../../../src/host/registry/parse-agent.js';
 import { tempDir, writeFiles } from '../registry/temp-dirs.js';
 
@@ -160,5 +161,21 @@ describe('mcpServers in agent front matter', () => {
     const parsed = parseAgentFile('/a.md', file('tools: Read, mcp__github'));
     expect(parsed.agent?.tools).toEqual(['Read', 'mcp__github__*']);
     expect(parsed.agent?.inheritsMcpTools).toBeUndefined();
+  });
+});
+
+describe('the registry and configured servers', () => {
+  it('warns about MCP names no configured server provides, and only those', async () => {
+    await writeFiles(project, {
+      '.mcp.json': JSON.stringify({ mcpServers: { github: { command: 'gh-mcp' } } }),
+      '.cadre/agents/a.md':
+        '---\nname: a\ndescription: d\ntools: Read, mcp__github__create_issue, mcp__jira__*\nmcpServers:\n  - slack\n  - own:\n      command: own-mcp\n---\np\n',
+    });
+    const registry = await loadRegistry({ cwd: project, home });
+    const mine = registry.warnings.filter((w) => w.path.endsWith('a.md'));
+    expect(mine.map((w) => `${w.field}: ${w.message}`)).toEqual([
+      expect.stringMatching(/^tools: no MCP server "jira" is configured/),
+      expect.stringMatching(/^mcpServers: no MCP server "slack" is configured/),
+    ]);
   });
 });

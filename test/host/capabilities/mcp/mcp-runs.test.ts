@@ -1,5 +1,6 @@
 // End to end: agents in real worker threads call tools of the real stdio fixture server through
 // the real SDK, the hub and the one policy function; the model is the fake Messages API.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callbackResolver } from '../../../../src/host/approvals/index.js';
@@ -119,6 +120,54 @@ describe('MCP tools in runs', () => {
     expect(out.result).toContain('needs approval');
     expect(out.result).toContain('mcp__fixture__danger');
     expect(readLog(log).filter((e) => e.event === 'call')).toEqual([]);
+  });
+
+  it('every call is in the audit log: who, which tool, the verdict and why, never the input values', async () => {
+    const log = await fixtureLog();
+    h = await startHarness(
+      {
+        lead: ({ turn, results }) =>
+          turn === 0
+            ? toolUseReply([
+                { name: 'mcp__fixture__echo', input: { text: 'secret-value-1' } },
+                { name: 'mcp__fixture__danger', input: { what: 'secret-value-2' } },
+              ])
+            : textReply(JSON.stringify(results)),
+      },
+      { lead: {} },
+      { homeFiles: userConfig({ fixture: stdioConfig(log) }) },
+    );
+    await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
+    // The audit log writes at most 50 ms after a call.
+    const file = path.join(h.dir, '.cadre', 'audit.jsonl');
+    let text = '';
+    for (let i = 0; i < 100 && (text.match(/mcp\.call/g) ?? []).length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      text = await readFile(file, 'utf8').catch(() => '');
+    }
+    expect(text).not.toContain('secret-value');
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.capability === 'mcp.call');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          agentType: 'lead',
+          decision: 'allow',
+          ok: true,
+          args: { summary: 'mcp__fixture__echo (input keys: text)' },
+          reason: expect.stringContaining('fixture/echo') as string,
+        }),
+        expect.objectContaining({
+          decision: 'deny',
+          ok: false,
+          errorCode: 'approval_denied',
+          args: { summary: 'mcp__fixture__danger (input keys: what)' },
+        }),
+      ]),
+    );
   });
 
   it('an approved call of a tool that is not read-only reaches the server', async () => {
