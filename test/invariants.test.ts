@@ -105,7 +105,7 @@ describe('import boundaries', () => {
         if (!spec.startsWith('@modelcontextprotocol/')) continue;
         if (file !== adapter) bad.push(`${rel(file)} imports ${spec}`);
         else if (
-          !/^@modelcontextprotocol\/sdk\/(client|shared)\/|^@modelcontextprotocol\/sdk\/types\.js$/.test(spec)
+          !/^@modelcontextprotocol\/sdk\/((client|shared)\/|types\.js$|validation\/types\.js$)/.test(spec)
         )
           bad.push(`${rel(file)} imports ${spec} (client, shared and types only)`);
         else used.push(spec);

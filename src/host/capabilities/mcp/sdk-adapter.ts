@@ -8,6 +8,10 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {
+  JsonSchemaValidatorResult,
+  jsonSchemaValidator,
+} from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   ErrorCode,
   McpError,
@@ -61,6 +65,16 @@ export interface SessionHooks {
   /** The server said its tool list changed. */
   onToolsChanged(): void;
 }
+
+const ACCEPT_ANY: jsonSchemaValidator = {
+  getValidator:
+    <T>() =>
+    (input: unknown): JsonSchemaValidatorResult<T> => ({
+      valid: true,
+      data: input as T,
+      errorMessage: undefined,
+    }),
+};
 
 /** Largest message a stdio server may send (a line longer than this ends the server). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -147,7 +161,12 @@ export async function openSession(
   hooks: SessionHooks,
   options: { timeoutMs: number; signal?: AbortSignal; clientVersion: string },
 ): Promise<McpSession> {
-  const client = new Client({ name: 'cadre', version: options.clientVersion }, { capabilities: {} });
+  const client = new Client(
+    { name: 'cadre', version: options.clientVersion },
+    // No output validation against the server's own outputSchema: its `pattern`s would be regular
+    // expressions a server chose, run on the host's event loop. The model sees the result either way.
+    { capabilities: {}, jsonSchemaValidator: ACCEPT_ANY },
+  );
   let closing = false;
   client.onclose = () => {
     if (!closing) hooks.onClose();
