@@ -27,9 +27,18 @@ const root = await mkdtemp(path.join(os.tmpdir(), 'cadre-bench-mcp-'));
 const home = path.join(root, 'home');
 await mkdir(home, { recursive: true });
 
-// Part 1: the call round trip.
-async function roundTrip(calls: number, rounds: number) {
-  const text = 'x'.repeat(64);
+// Part 1: the call round trip. Four ways to make the same call, in interleaved batches: the SDK
+// client directly; the hub's connection; the mcp.call handler in the host's own thread (parse,
+// policy, audit, hub, result); and an agent thread calling the capability over its port.
+type Way = 'sdk' | 'hub' | 'handler' | 'capability';
+const WAYS: readonly Way[] = ['sdk', 'hub', 'handler', 'capability'];
+
+async function roundTrip(
+  tool: 'echo' | 'slow',
+  input: Record<string, unknown>,
+  calls: number,
+  rounds: number,
+) {
   const direct = new Client({ name: 'bench', version: '1' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, 'direct'] }));
   const rules = { allow: ['mcp__fixture'], ask: [], deny: [] };
@@ -48,13 +57,16 @@ async function roundTrip(calls: number, rounds: number) {
     sandboxMode: 'auto',
     rules,
   });
-  const agent = { name: 'bench', source: 'cli' as const, path: 'bench', tools: ['mcp__fixture__echo'] };
+  const name = `mcp__fixture__${tool}`;
+  const agent = { name: 'bench', source: 'cli' as const, path: 'bench', tools: [name] };
   const grant = { mode: 'default' as const, deniedTools: [] };
   const tools = await mcp.tools(
     await mcp.plan(agent as Parameters<McpRuntime['plan']>[0], grant),
     grant,
     new AbortController().signal,
   );
+  const entry = tools.table.get(name);
+  if (!entry) throw new Error(`${name} was not offered`);
   const audit = await createAuditLog(path.join(root, 'audit.jsonl'));
   const run = new AbortController();
   const handler = mcpCallHandler(
@@ -80,32 +92,33 @@ async function roundTrip(calls: number, rounds: number) {
     workerData: { port: channel.port2 },
     transferList: [channel.port2],
   });
-  const viaWorker = async (n: number) => {
-    worker.postMessage({ n, text });
-    return (await new Promise((resolve) => worker.once('message', resolve))) as number[];
-  };
-  const viaSdk = async (n: number) => {
+  const timed = async (n: number, call: () => Promise<unknown>) => {
     const times: number[] = [];
     for (let i = 0; i < n; i++) {
       const t = performance.now();
-      await direct.callTool({ name: 'echo', arguments: { text } });
+      await call();
       times.push(performance.now() - t);
     }
     return times;
   };
-  await viaSdk(100);
-  await viaWorker(100);
-  const sdk: number[] = [];
-  const cadre: number[] = [];
-  const ratios: number[] = [];
+  const ways: Record<Way, (n: number) => Promise<number[]>> = {
+    sdk: (n) => timed(n, () => direct.callTool({ name: tool, arguments: input })),
+    hub: (n) =>
+      timed(n, () =>
+        entry.connection.call(tool, input, { timeoutMs: 10_000, signal: new AbortController().signal }),
+      ),
+    handler: (n) => timed(n, () => handler({ tool: name, input })),
+    capability: async (n) => {
+      worker.postMessage({ n, tool: name, input });
+      return (await new Promise((resolve) => worker.once('message', resolve))) as number[];
+    },
+  };
+  for (const way of WAYS) await ways[way](Math.min(100, calls));
+  const all: Record<Way, number[]> = { sdk: [], hub: [], handler: [], capability: [] };
   for (let r = 0; r < rounds; r++) {
-    const [a, b] = r % 2 === 0 ? [await viaSdk(calls), await viaWorker(calls)] : [[], []];
-    const [d, c] = r % 2 === 1 ? [await viaWorker(calls), await viaSdk(calls)] : [[], []];
-    const sdkRound = [...a, ...c];
-    const cadreRound = [...b, ...d];
-    sdk.push(...sdkRound);
-    cadre.push(...cadreRound);
-    ratios.push(median(cadreRound) / median(sdkRound));
+    // Each round in another order, so no way always runs right after the same other one.
+    const order = r % 2 === 0 ? WAYS : [...WAYS].reverse();
+    for (const way of order) all[way].push(...(await ways[way](calls)));
   }
   await worker.terminate();
   gateway.close();
@@ -113,15 +126,14 @@ async function roundTrip(calls: number, rounds: number) {
   await audit.close();
   await mcp.close();
   await direct.close();
+  const us = (way: Way) => median(all[way]) * 1000;
   return {
+    tool,
     calls: calls * rounds,
-    sdkMedianUs: median(sdk) * 1000,
-    sdkP99Us: quantile(sdk, 0.99) * 1000,
-    cadreMedianUs: median(cadre) * 1000,
-    cadreP99Us: quantile(cadre, 0.99) * 1000,
-    ratio: median(cadre) / median(sdk),
-    ratioPerRoundMin: Math.min(...ratios),
-    ratioPerRoundMax: Math.max(...ratios),
+    medianUs: Object.fromEntries(WAYS.map((w) => [w, us(w)])),
+    p99Us: Object.fromEntries(WAYS.map((w) => [w, quantile(all[w], 0.99) * 1000])),
+    ratio: us('capability') / us('sdk'),
+    overheadUs: us('capability') - us('sdk'),
   };
 }
 
@@ -246,17 +258,22 @@ async function memory(rounds: number) {
   };
 }
 
-const rt = await roundTrip(200, 10);
+const echo = await roundTrip('echo', { text: 'x'.repeat(64) }, 200, 10);
+const work = await roundTrip('slow', { ms: 5 }, 50, 10);
 const mem = await memory(3);
 await server.close();
 await rm(root, { recursive: true, force: true });
-console.table([rt]);
+const row = (r: typeof echo) => ({ tool: r.tool, ...r.medianUs, ratio: r.ratio, overheadUs: r.overheadUs });
+console.table([row(echo), row(work)]);
 console.table(mem.rows);
+const ways = (r: typeof echo) => WAYS.map((w) => `${w} ${(r.medianUs[w] ?? NaN).toFixed(0)}`).join(', ');
 console.log(
   [
-    `mcp.call round trip (worker -> capability -> policy -> audit -> hub -> stdio server): median ${rt.cadreMedianUs.toFixed(0)} µs vs the SDK calling directly ${rt.sdkMedianUs.toFixed(0)} µs = ${rt.ratio.toFixed(2)}× (goal ≤ 1.2; per round ${rt.ratioPerRoundMin.toFixed(2)}-${rt.ratioPerRoundMax.toFixed(2)})`,
+    `mcp.call round trip, median µs (SDK direct; hub; host handler with policy and audit; agent thread through its capability port):`,
+    `  echo (no work): ${ways(echo)}: ${echo.ratio.toFixed(2)}× the SDK, +${echo.overheadUs.toFixed(0)} µs (goal ≤ 1.2×)`,
+    `  a tool doing 5 ms of work: ${ways(work)}: ${work.ratio.toFixed(3)}× the SDK, +${work.overheadUs.toFixed(0)} µs`,
     `server processes: ${mem.serverProcesses.one} with 1 agent, ${mem.serverProcesses.sixteen} with 16`,
     `MCP's memory (host RSS over the same run without MCP + the server's peak RSS): ${mem.mcpShareMb.one.toFixed(1)} MB with 1 agent, ${mem.mcpShareMb.sixteen.toFixed(1)} MB with 16: +${mem.growthMb.toFixed(1)} MB (goal ≤ 10; median of ${mem.rounds} fresh CLI processes each)`,
   ].join('\n'),
 );
-console.log(`written to ${await writeResult('mcp', { roundTrip: rt, memory: mem })}`);
+console.log(`written to ${await writeResult('mcp', { roundTrip: { echo, work }, memory: mem })}`);

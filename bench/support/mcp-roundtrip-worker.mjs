@@ -9,11 +9,11 @@ const remote = Comlink.wrap({
   addEventListener: (_t, l) => port.on('message', (data) => l({ data })),
   removeEventListener: () => undefined,
 });
-parentPort.on('message', async ({ n, text }) => {
+parentPort.on('message', async ({ n, tool, input }) => {
   const times = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    const envelope = await remote['mcp.call']({ tool: 'mcp__fixture__echo', input: { text } });
+    const envelope = await remote['mcp.call']({ tool, input });
     times.push(performance.now() - t);
     if (!envelope.ok) throw new Error(JSON.stringify(envelope.error));
   }

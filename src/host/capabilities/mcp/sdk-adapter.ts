@@ -5,7 +5,10 @@
 // Streamable HTTP or legacy SSE; SDK errors come out as CadreErrors with a `kind` detail.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
@@ -145,10 +148,13 @@ export function sessionFailure(error: unknown, what: string): CadreError {
       return new CadreError('mcp_error', `${what}: the connection to the server closed`, { kind: 'closed' });
     return new CadreError('mcp_error', `${what}: ${message}`, { kind: 'server' });
   }
-  // fetch() failing (refused, reset, DNS) means the remote server is gone; anything else is an answer cadre could not use.
+  // fetch() failing (refused, reset, DNS) means the remote server is gone, and a 404 for the
+  // session means it forgot the session (it restarted): both call for a new session. Anything
+  // else is an answer cadre could not use.
   const gone =
-    error instanceof TypeError &&
-    /fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(`${message} ${String(error.cause)}`);
+    (error instanceof TypeError &&
+      /fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(`${message} ${String(error.cause)}`)) ||
+    (error instanceof StreamableHTTPError && error.code === 404);
   return new CadreError('mcp_error', `${what}: ${message}`, { kind: gone ? 'closed' : 'server' });
 }
 

@@ -89,6 +89,47 @@ describe('remote MCP servers', () => {
     await until(() => readLog(log).some((e) => e.event === 'cancelled'), 5000, 'the cancellation');
   });
 
+  it('http: a server that goes away fails the next call cleanly (not retried); once it is back, a new session serves the one after', async () => {
+    const log = await fixtureLog();
+    remote = await startHttpFixture({ log });
+    const port = Number(new URL(remote.url).port);
+    let restarted: Promise<void> | undefined;
+    h = await startHarness(
+      {
+        lead: ({ turn, results }) => {
+          if (turn === 1 && remote) {
+            // The server goes down after the first answer and comes back a moment later.
+            const old = remote;
+            remote = undefined;
+            restarted = old.close().then(async () => {
+              await new Promise((r) => setTimeout(r, 100));
+              remote = await startHttpFixture({ log, port });
+            });
+          }
+          if (turn === 0) return toolUseReply([{ name: 'mcp__remote__echo', input: { text: 'one' } }]);
+          if (turn === 1)
+            return toolUseReply([{ name: 'mcp__remote__echo', input: { text: 'two' } }], { latencyMs: 50 });
+          if (turn === 2)
+            return toolUseReply([{ name: 'mcp__remote__echo', input: { text: 'three' } }], {
+              latencyMs: 1500,
+            });
+          return textReply(JSON.stringify(results));
+        },
+      },
+      { lead: {} },
+      { homeFiles: config({ remote: { type: 'http', url: `${remote.url}/mcp` } }) },
+    );
+    const out = await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
+    await restarted;
+    const results = h.server.requests.slice(1).map((r) => JSON.stringify(r.body.messages.at(-1)?.content));
+    expect(results[0]).toContain('echo: one');
+    expect(results[1]).toMatch(
+      /mcp_error: the MCP server \\"remote\\" closed the connection while echo was running; the call was not retried/,
+    );
+    expect(out.result).toContain('echo: three');
+    expect(readLog(log).filter((e) => e.event === 'start')).toHaveLength(2);
+  });
+
   it('http: a server that is down makes its tools unavailable with a notice, and the run goes on', async () => {
     remote = await startHttpFixture({});
     const url = `${remote.url}/mcp`;
