@@ -6,6 +6,7 @@ import { CadreError, isCadreError } from '../../../shared/errors.js';
 import { loadSdkAdapter } from './adapter-loader.js';
 import type { McpRawResult, McpSession, McpToolInfo } from './sdk-adapter.js';
 import type { SandboxedCommand } from './sandbox-command.js';
+import { printable } from './printable.js';
 import { startServerProcess, type ServerExit, type ServerProcess } from './server-process.js';
 import { describeTarget, type ServerSpec, type StdioTarget } from './server-spec.js';
 
@@ -200,9 +201,10 @@ export class McpConnection {
       this.failedStarts++;
       const tail = process?.stderrTail().trim();
       const why = isCadreError(error) ? error.message : String(error);
-      this.lastError =
+      this.lastError = printable(
         `the MCP server "${this.spec.name}" (${describeTarget(this.spec.target)}) could not start: ${why}` +
-        (tail ? `; its stderr ends with: ${tail.slice(-500)}` : '');
+          (tail ? `; its stderr ends with: ${tail.slice(-500)}` : ''),
+      );
       this.state = 'failed';
       const code = isCadreError(error) && error.code === 'sandbox_unavailable' ? error.code : 'mcp_error';
       throw new CadreError(code, this.lastError);
@@ -215,7 +217,7 @@ export class McpConnection {
     this.crashes++;
     const process = this.process;
     this.session = undefined;
-    const tail = process?.stderrTail().trim();
+    const tail = printable(process?.stderrTail().trim() ?? '');
     this.lastError = `the MCP server "${this.spec.name}" closed the connection`;
     void (process ? exitWithin(process, 1000) : Promise.resolve(undefined)).then((exit) => {
       if (exit)

@@ -13,6 +13,7 @@ import { agentServers, inlineScope, type AgentServer } from './agent-servers.js'
 import type { ExpandEnv } from './expand.js';
 import type { McpHub } from './hub.js';
 import { describeTarget, resolveServer, type McpSource, type SpecBases } from './server-spec.js';
+import { printable } from './printable.js';
 import { serverToolNames } from './tool-names.js';
 import { trustId, type TrustStore } from './trust.js';
 
@@ -130,9 +131,9 @@ async function describe(id: string, item: Listed, ctx: ListingContext): Promise<
       const modelName = names[i] as string;
       return {
         name: modelName,
-        tool: tool.name,
+        tool: printable(tool.name),
         readOnly: tool.readOnly,
-        description: tool.description.split('\n')[0]?.slice(0, 200) ?? '',
+        description: printable(tool.description.split('\n')[0]?.slice(0, 200) ?? ''),
         agents: item.users
           .filter((u) => sees(u.agent, u.server, modelName, tool.readOnly, ctx))
           .map((u) => u.agent.name)

@@ -129,12 +129,39 @@ function processTransport(server: ServerProcess): Transport {
   return transport;
 }
 
+/** Most bytes one HTTP response from a remote server may carry (a JSON answer, or one event stream). */
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** fetch() whose response bodies stop with an error past MAX_RESPONSE_BYTES: a server cannot fill the host's memory. */
+async function limitedFetch(url: string | URL, init?: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  if (!response.body) return response;
+  let seen = 0;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > MAX_RESPONSE_BYTES)
+          controller.error(
+            new Error(`the server sent more than ${MAX_RESPONSE_BYTES} bytes in one response`),
+          );
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 function remoteTransport(target: Extract<SessionTarget, { type: 'http' | 'sse' }>): Transport {
   const url = new URL(target.url);
-  const requestInit = { headers: target.headers };
+  const options = { requestInit: { headers: target.headers }, fetch: limitedFetch };
   return target.type === 'http'
-    ? new StreamableHTTPClientTransport(url, { requestInit })
-    : new SSEClientTransport(url, { requestInit });
+    ? new StreamableHTTPClientTransport(url, options)
+    : new SSEClientTransport(url, options);
 }
 
 /** Maps an SDK error to a CadreError with a `kind`. */
