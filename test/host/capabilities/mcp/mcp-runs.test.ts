@@ -257,6 +257,26 @@ describe('MCP tools in runs', () => {
     expect(alone.result).toContain('echo: child');
   });
 
+  it('a server that says its tools changed is listed again: later runs see the new tool', async () => {
+    const log = await fixtureLog();
+    h = await startHarness(
+      {
+        lead: ({ turn, results }) =>
+          turn === 0
+            ? toolUseReply([{ name: 'mcp__fixture__grow', input: {} }])
+            : textReply(JSON.stringify(results)),
+      },
+      { lead: {} },
+      { homeFiles: userConfig({ fixture: stdioConfig(log) }, { permissions: { allow: ['mcp__fixture'] } }) },
+    );
+    await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
+    expect(offered(h.server.requests[0])).not.toContain('mcp__fixture__grown');
+    const before = h.server.requests.length;
+    await h.runtime.run({ subagent_type: 'lead', prompt: 'again' });
+    expect(offered(h.server.requests[before])).toContain('mcp__fixture__grown');
+    expect(readLog(log).filter((e) => e.event === 'start')).toHaveLength(1);
+  });
+
   it('images, structured content, isError and the output budget reach the model as tool_result content', async () => {
     const log = await fixtureLog();
     h = await startHarness(
