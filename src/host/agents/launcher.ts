@@ -174,6 +174,7 @@ export async function launch(
     tree.record(node.runKey, end.usage);
     deliver({ ...stamp, at: Date.now(), type: 'agent-end', output });
     core.running.delete(agentId);
+    node.mcp?.release();
     node.cancel.abort(cancelReason('parent_cancelled'));
     void transcript.close(output).then(
       () => resolveDone(output),

@@ -30,7 +30,7 @@ export interface McpRuntimeOptions {
 }
 
 const NO_PLAN: McpPlan = { servers: [], notices: [] };
-const NO_TOOLS: RunMcpTools = { defs: [], table: new Map(), notices: [] };
+const NO_TOOLS: RunMcpTools = { defs: [], table: new Map(), notices: [], release: () => undefined };
 
 /** MCP servers and tools for the runs of one runtime. */
 export class McpRuntime {

@@ -43,6 +43,8 @@ export interface RunMcpTools {
   defs: ExtraToolDef[];
   table: ReadonlyMap<string, RunMcpTool>;
   notices: string[];
+  /** Called when the run ends: its inline servers may then end too. */
+  release(): void;
 }
 
 /** What planning and starting need from the runtime. */
@@ -106,6 +108,11 @@ export async function mcpToolsForRun(
   const notices = [...plan.notices];
   const table = new Map<string, RunMcpTool>();
   const defs: ExtraToolDef[] = [];
+  // Inline servers are held for the run's life; configured ones live as long as the hub.
+  const releases = plan.servers
+    .filter(({ spec }) => spec.agent !== undefined)
+    .map(({ spec }) => ctx.hub.hold(spec));
+  const release = () => releases.forEach((r) => r());
   const listed = await Promise.all(
     plan.servers.map(async ({ spec, tools }) => {
       const connection = ctx.hub.connection(spec);
@@ -162,5 +169,5 @@ export async function mcpToolsForRun(
       });
     });
   }
-  return { defs, table, notices };
+  return { defs, table, notices, release };
 }
