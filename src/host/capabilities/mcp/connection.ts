@@ -4,10 +4,11 @@
 // and is never retried: the tool may already have had its effect.
 import { CadreError, isCadreError } from '../../../shared/errors.js';
 import { loadSdkAdapter } from './adapter-loader.js';
-import type { McpRawResult, McpSession, McpToolInfo } from './sdk-adapter.js';
+import type { McpRawResult, McpSession, McpToolInfo } from './session.js';
 import type { SandboxedCommand } from './sandbox-command.js';
 import { printable } from './printable.js';
-import { startServerProcess, type ServerExit, type ServerProcess } from './server-process.js';
+import { waitFor } from './wait-for.js';
+import { describeExit, exitWithin, startServerProcess, type ServerProcess } from './server-process.js';
 import { describeTarget, type ServerSpec, type StdioTarget } from './server-spec.js';
 
 /** Where a connection is in its life. */
@@ -243,40 +244,4 @@ export class McpConnection {
       () => undefined,
     );
   }
-}
-
-function describeExit(exit: ServerExit): string {
-  return exit.signal ? `was killed (${exit.signal})` : `exited with code ${String(exit.code)}`;
-}
-
-function exitWithin(process: ServerProcess, ms: number): Promise<ServerExit | undefined> {
-  return Promise.race([
-    process.exited,
-    new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref()),
-  ]);
-}
-
-/** Waits for `work`, but no longer than `ms` or until `signal` aborts. */
-function waitFor<T>(work: Promise<T>, signal: AbortSignal | undefined, ms: number, what: string): Promise<T> {
-  if (signal?.aborted) return Promise.reject(new CadreError('cancelled', `${what}: cancelled`));
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        finish(() =>
-          reject(new CadreError('timeout', `${what}: no answer within ${Math.round(ms / 1000)} s`)),
-        ),
-      ms,
-    );
-    const onAbort = () => finish(() => reject(new CadreError('cancelled', `${what}: cancelled`)));
-    const finish = (settle: () => void) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      settle();
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => finish(() => resolve(value)),
-      (error: unknown) => finish(() => reject(error)),
-    );
-  });
 }

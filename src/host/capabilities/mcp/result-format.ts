@@ -3,7 +3,7 @@
 // sent no text, `isError` carried over. The text is cut to the server's output budget with a note,
 // here on the host, so an oversized result never crosses to the worker.
 import type { McpCallResult, ToolImage } from '../../../shared/capabilities.js';
-import type { McpRawResult } from './sdk-adapter.js';
+import type { McpRawResult } from './session.js';
 
 /** Images kept per result, and the largest one (base64 characters, about 750 KB of image). */
 export const MAX_IMAGES = 3;

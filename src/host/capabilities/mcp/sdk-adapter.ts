@@ -22,52 +22,8 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CadreError, isCadreError } from '../../../shared/errors.js';
+import type { McpRawResult, McpSession, McpToolInfo, SessionHooks, SessionTarget } from './session.js';
 import type { ServerProcess } from './server-process.js';
-
-/** A tool as a server lists it, with what cadre needs. */
-export interface McpToolInfo {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  /** The server annotated the tool `readOnlyHint: true`. */
-  readOnly: boolean;
-}
-
-/** A tool call's result as the server sent it. */
-export interface McpRawResult {
-  content: readonly Record<string, unknown>[];
-  structuredContent?: unknown;
-  isError: boolean;
-}
-
-/** How a session failed: `timeout` (the call was cancelled), `closed` (the connection went away), `server` (an error answer). */
-export type McpFailureKind = 'timeout' | 'closed' | 'server' | 'cancelled';
-
-/** One connected server. */
-export interface McpSession {
-  readonly serverName: string | undefined;
-  readonly serverVersion: string | undefined;
-  listTools(options: { timeoutMs: number; signal?: AbortSignal }): Promise<McpToolInfo[]>;
-  callTool(
-    name: string,
-    args: Record<string, unknown>,
-    options: { timeoutMs: number; signal: AbortSignal },
-  ): Promise<McpRawResult>;
-  close(): Promise<void>;
-}
-
-/** What a session talks to. */
-export type SessionTarget =
-  | { type: 'process'; process: ServerProcess }
-  | { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
-
-/** Callbacks of a session. */
-export interface SessionHooks {
-  /** The connection ended without `close()` (the process exited, the stream broke). */
-  onClose(): void;
-  /** The server said its tool list changed. */
-  onToolsChanged(): void;
-}
 
 const ACCEPT_ANY: jsonSchemaValidator = {
   getValidator:
@@ -220,33 +176,16 @@ export async function openSession(
     await client.close().catch(() => undefined);
     throw sessionFailure(error, 'starting the server');
   }
+  return sessionOf(client, transport, () => (closing = true));
+}
+
+/** The session over a connected client; `markClosing` keeps a deliberate close from counting as a crash. */
+function sessionOf(client: Client, transport: Transport, markClosing: () => void): McpSession {
   const info = client.getServerVersion();
   return {
     serverName: info?.name,
     serverVersion: info?.version,
-    async listTools({ timeoutMs, signal }) {
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client
-          .listTools(cursor === undefined ? {} : { cursor }, {
-            timeout: timeoutMs,
-            ...(signal ? { signal } : {}),
-          })
-          .catch((error: unknown) => {
-            throw sessionFailure(error, 'listing tools');
-          });
-        for (const tool of page.tools)
-          tools.push({
-            name: tool.name,
-            description: tool.description ?? tool.title ?? '',
-            inputSchema: tool.inputSchema as Record<string, unknown>,
-            readOnly: tool.annotations?.readOnlyHint === true,
-          });
-        cursor = page.nextCursor;
-      } while (cursor !== undefined && tools.length < MAX_TOOLS);
-      return tools.slice(0, MAX_TOOLS);
-    },
+    listTools: ({ timeoutMs, signal }) => listAllTools(client, timeoutMs, signal),
     async callTool(name, args, { timeoutMs, signal }) {
       try {
         const result = await client.callTool({ name, arguments: args }, undefined, {
@@ -264,10 +203,35 @@ export async function openSession(
       }
     },
     async close() {
-      closing = true;
+      markClosing();
       if (transport instanceof StreamableHTTPClientTransport)
         await transport.terminateSession().catch(() => undefined);
       await client.close().catch(() => undefined);
     },
   };
+}
+
+/** Every page of the server's tool list, up to MAX_TOOLS. */
+async function listAllTools(client: Client, timeoutMs: number, signal?: AbortSignal): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client
+      .listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: timeoutMs,
+        ...(signal ? { signal } : {}),
+      })
+      .catch((error: unknown) => {
+        throw sessionFailure(error, 'listing tools');
+      });
+    for (const tool of page.tools)
+      tools.push({
+        name: tool.name,
+        description: tool.description ?? tool.title ?? '',
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        readOnly: tool.annotations?.readOnlyHint === true,
+      });
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && tools.length < MAX_TOOLS);
+  return tools.slice(0, MAX_TOOLS);
 }

@@ -118,3 +118,16 @@ async function stopProcess(
   killGroup(pid, 'SIGKILL');
   await within(TERM_GRACE_MS);
 }
+
+/** How a process ended, in words: `exited with code 1`, `was killed (SIGKILL)`. */
+export function describeExit(exit: ServerExit): string {
+  return exit.signal ? `was killed (${exit.signal})` : `exited with code ${String(exit.code)}`;
+}
+
+/** The process's exit, or undefined if it has not exited within `ms`. */
+export function exitWithin(process: ServerProcess, ms: number): Promise<ServerExit | undefined> {
+  return Promise.race([
+    process.exited,
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref()),
+  ]);
+}
