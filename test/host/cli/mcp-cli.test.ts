@@ -1,5 +1,6 @@
 // `cadre mcp list`, `cadre mcp trust` and MCP in `cadre run`, driven as a user would: the compiled
 // binary, a project `.mcp.json` naming the real stdio fixture server, the fake Messages API.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import {
   toolUseReply,
   type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
-import { runCli } from '../../support/cli.js';
+import { CLI, runCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
 import { logDir, readLog, STDIO_SERVER, stdioConfig } from '../capabilities/mcp/mcp-support.js';
 
@@ -82,6 +83,40 @@ describe('cadre mcp', () => {
     const changed = await cli(['run', 'lead', 'go']);
     expect(changed.stderr).toContain('not trusted');
   });
+
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)(
+    'on a terminal the first run asks whether to trust project servers; yes trusts them and the run uses them',
+    async () => {
+      await writeMcpJson({ fixture: stdioConfig(log) });
+      // util-linux `script` gives the CLI a terminal for stdin and stderr.
+      const command = [process.execPath, CLI, 'run', 'lead', 'go', '--cwd', project.dir, '--agents', AGENTS]
+        .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+        .join(' ');
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        cwd: project.dir,
+        env: { ...env, PATH: process.env.PATH ?? '', TERM: 'dumb' },
+      });
+      let output = '';
+      let answered = false;
+      child.stdout.on('data', (d: Buffer) => {
+        output += d.toString();
+        if (!answered && output.includes('Trust them? [y/N]')) {
+          answered = true;
+          child.stdin.write('y\r');
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(output).toContain('configures MCP servers you have not trusted yet');
+      expect(output).toMatch(/fixture \(.*\.mcp\.json\): \S*node /);
+      expect(code).toBe(0);
+      expect(output).toContain('echo: cli');
+      const record = await readFile(path.join(project.home, '.cadre', 'mcp-trust.json'), 'utf8');
+      expect(record).toContain('"fixture"');
+      // Trusted now: a run without a terminal uses it too.
+      const again = await cli(['run', 'lead', 'go']);
+      expect(again.stdout).toContain('echo: cli');
+    },
+  );
 
   it('cadre mcp list shows status, tools under their model names, and which agents see them', async () => {
     await mkdir(path.join(project.home, '.cadre'), { recursive: true });

@@ -5,6 +5,7 @@
 import type { Capabilities } from '../../../shared/capabilities.js';
 import { CadreError, isCadreError } from '../../../shared/errors.js';
 import { audited, authorize, parseRequest, type EffectContext } from '../fs-handlers.js';
+import { printable } from './printable.js';
 import { formatMcpResult } from './result-format.js';
 import type { RunMcpTool } from './run-mcp-tools.js';
 
@@ -28,7 +29,8 @@ export function mcpCallHandler(
       const reason = await authorize(
         ctx,
         { capability: 'mcp.call', tool: entry.name, readOnly: entry.readOnly },
-        `call ${entry.name} (tool "${entry.tool}" of MCP server "${entry.server}") with ${keys.length} input field${keys.length === 1 ? '' : 's'}`,
+        // The tool's own name is the server's choice: it is shown to a person, escaped.
+        `call ${entry.name} (tool "${printable(entry.tool)}" of MCP server "${entry.server}") with ${keys.length} input field${keys.length === 1 ? '' : 's'}`,
       );
       const result = await callLinked(entry, req.input, ctx.signal);
       return {
