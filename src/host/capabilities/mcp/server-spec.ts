@@ -140,16 +140,29 @@ export function describeTarget(target: StdioTarget | RemoteTarget): string {
   return `${target.type} ${target.url}${headers.length > 0 ? ` (headers: ${headers.join(', ')})` : ''}`;
 }
 
-/** `describeTarget` for a configuration as written (variables unexpanded). */
+/**
+ * `describeTarget` for a configuration as written (variables unexpanded), with what a person
+ * deciding on trust needs besides the command: the environment it sets and any loosened sandbox.
+ */
 export function describeConfig(config: McpServerConfig): string {
-  return config.type === 'stdio'
-    ? describeTarget({
-        type: 'stdio',
-        command: config.command,
-        args: config.args ?? [],
-        env: {},
-        cwd: '',
-        sandbox: false,
-      })
-    : describeTarget({ type: config.type, url: config.url, headers: config.headers ?? {} });
+  if (config.type !== 'stdio')
+    return describeTarget({ type: config.type, url: config.url, headers: config.headers ?? {} });
+  const line = describeTarget({
+    type: 'stdio',
+    command: config.command,
+    args: config.args ?? [],
+    env: {},
+    cwd: '',
+    sandbox: false,
+  });
+  const notes: string[] = [];
+  const env = Object.keys(config.env ?? {});
+  if (env.length > 0) notes.push(`env: ${env.join(', ')}`);
+  if (config.cwd !== undefined) notes.push(`cwd: ${config.cwd}`);
+  const sandbox = config.sandbox;
+  if (sandbox === false) notes.push('UNSANDBOXED');
+  if (typeof sandbox === 'object' && sandbox.network === false) notes.push('no network');
+  if (typeof sandbox === 'object' && (sandbox.writable ?? []).length > 0)
+    notes.push(`may write: ${(sandbox.writable ?? []).join(', ')}`);
+  return notes.length > 0 ? `${line} [${notes.join('; ')}]` : line;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expandValue } from '../../../../src/host/capabilities/mcp/expand.js';
 import {
+  describeConfig,
   describeTarget,
   resolveServer,
   type McpSource,
@@ -164,5 +165,23 @@ describe('resolveServer', () => {
         sandbox: false,
       }),
     ).toBe('npx -y "a b"');
+  });
+});
+
+describe('describeConfig (what a trust prompt shows)', () => {
+  it('shows the command, the environment it sets and any loosened sandbox', () => {
+    expect(describeConfig({ type: 'stdio', command: 'srv', args: ['-v'] })).toBe('srv -v');
+    expect(
+      describeConfig({
+        type: 'stdio',
+        command: 'srv',
+        env: { LD_PRELOAD: '/x.so', TOKEN: '${T}' },
+        sandbox: { writable: ['~'], network: false },
+      }),
+    ).toBe('srv [env: LD_PRELOAD, TOKEN; no network; may write: ~]');
+    expect(describeConfig({ type: 'stdio', command: 'srv', sandbox: false })).toBe('srv [UNSANDBOXED]');
+    expect(describeConfig({ type: 'http', url: 'https://h/mcp', headers: { A: 'secret' } })).toBe(
+      'http https://h/mcp (headers: A)',
+    );
   });
 });
