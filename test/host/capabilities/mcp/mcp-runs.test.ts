@@ -1,6 +1,6 @@
 // End to end: agents in real worker threads call tools of the real stdio fixture server through
 // the real SDK, the hub and the one policy function; the model is the fake Messages API.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callbackResolver } from '../../../../src/host/approvals/index.js';
@@ -20,6 +20,20 @@ function userConfig(
   extra: Record<string, unknown> = {},
 ): Record<string, string> {
   return { '.cadre/config.json': JSON.stringify({ mcpServers: servers, ...extra }) };
+}
+
+/** The audit log's text, wherever it is kept. */
+async function auditText(dir: string, home: string): Promise<string | undefined> {
+  const projects = path.join(home, '.cadre', 'projects');
+  const candidates = [
+    path.join(dir, '.cadre', 'audit.jsonl'),
+    ...(await readdir(projects).catch(() => [])).map((p) => path.join(projects, p, 'audit.jsonl')),
+  ];
+  for (const file of candidates) {
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text !== undefined) return text;
+  }
+  return undefined;
 }
 
 const offered = (req: RecordedRequest | undefined) => (req?.body.tools ?? []).map((t) => t.name);
@@ -138,12 +152,12 @@ describe('MCP tools in runs', () => {
       { homeFiles: userConfig({ fixture: stdioConfig(log) }) },
     );
     await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
-    // The audit log writes at most 50 ms after a call.
-    const file = path.join(h.dir, '.cadre', 'audit.jsonl');
+    // The audit log writes at most 50 ms after a call, in the project's .cadre/ or under the
+    // user's data directory (~/.cadre/projects/<project>/), wherever this build keeps it.
     let text = '';
     for (let i = 0; i < 100 && (text.match(/mcp\.call/g) ?? []).length < 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      text = await readFile(file, 'utf8').catch(() => '');
+      text = (await auditText(h.dir, h.home)) ?? '';
     }
     expect(text).not.toContain('secret-value');
     const lines = text
