@@ -143,7 +143,8 @@ export async function launch(
     description: input.description ?? def.description,
     prompt: input.prompt,
   });
-  for (const message of mcpPlan.notices) deliver({ ...stamp, type: 'notice', level: 'warn', message });
+  for (const message of onceInTree(tree, mcpPlan.notices))
+    deliver({ ...stamp, type: 'notice', level: 'warn', message });
   if (model.provider === 'offline' && depth === 0) {
     deliver({
       ...stamp,
@@ -203,9 +204,8 @@ export async function launch(
     }
     const mcp = await core.mcp.tools(mcpPlan, grant, node.cancel.signal);
     node.mcp = mcp;
-    const fresh = new Set(mcpPlan.notices);
-    for (const message of mcp.notices)
-      if (!fresh.has(message)) deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'warn', message });
+    for (const message of onceInTree(tree, mcp.notices))
+      deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'warn', message });
     const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant);
     const runBudget = input.token_budget ?? def.tokenBudget;
     const endpoint = modelEndpointOf(model);
@@ -299,6 +299,18 @@ function buildSpec(
     caps: DEFAULT_CAPS,
     ...(fault ? { fault } : {}),
   };
+}
+
+/** MCP notices already given in each tree: eight children of one lead say an untrusted server once. */
+const mcpNoticesGiven = new WeakMap<AgentTree, Set<string>>();
+
+/** The notices of `messages` this tree has not been given yet (they count as given now). */
+function onceInTree(tree: AgentTree, messages: readonly string[]): string[] {
+  const given = mcpNoticesGiven.get(tree) ?? new Set<string>();
+  mcpNoticesGiven.set(tree, given);
+  const fresh = messages.filter((m) => !given.has(m));
+  for (const m of fresh) given.add(m);
+  return fresh;
 }
 
 /** An abort reason that is a fault of the host (the transcript could not be opened), not a cancel. */

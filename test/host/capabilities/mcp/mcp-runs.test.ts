@@ -291,6 +291,39 @@ describe('MCP tools in runs', () => {
     expect(readLog(log).filter((e) => e.event === 'start')).toHaveLength(1);
   });
 
+  it('a project server nobody trusted is not started; a tree of runs is told so once, with the command', async () => {
+    const log = await fixtureLog();
+    const notices: string[] = [];
+    h = await startHarness(
+      {
+        lead: ({ turn }) =>
+          turn === 0
+            ? toolUseReply(
+                [0, 1, 2].map((i) => ({
+                  name: 'Task',
+                  input: { description: `c${i}`, prompt: `c${i}`, subagent_type: 'child' },
+                })),
+              )
+            : textReply('done'),
+        child: () => textReply('child done'),
+      },
+      { lead: { maxDepth: 1 }, child: {} },
+      { files: { '.mcp.json': JSON.stringify({ mcpServers: { fixture: stdioConfig(log) } }) } },
+    );
+    const handle = await h.runtime.task(
+      { subagent_type: 'lead', prompt: 'go' },
+      { onEvent: (e) => void (e.type === 'notice' && notices.push(e.message)) },
+    );
+    expect((await handle.result).status).toBe('completed');
+    const untrusted = notices.filter((n) => n.includes('not trusted'));
+    expect(untrusted).toHaveLength(1);
+    expect(untrusted[0]).toContain(`cadre mcp trust --cwd ${h.dir} fixture`);
+    expect(readLog(log)).toEqual([]);
+    expect(
+      h.server.requests.every((r) => !(r.body.tools ?? []).some((t) => t.name.startsWith('mcp__'))),
+    ).toBe(true);
+  });
+
   it('images, structured content, isError and the output budget reach the model as tool_result content', async () => {
     const log = await fixtureLog();
     h = await startHarness(
