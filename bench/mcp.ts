@@ -78,6 +78,8 @@ async function roundTrip(
       homeDir: home,
       mode: 'default',
       rules,
+      records: [],
+      protect: [],
       sandbox: 'auto',
       approvals: new ApprovalBroker(nonInteractiveResolver()),
       audit,

@@ -17,7 +17,6 @@ import type { ModelEnv } from './agents/model-resolve.js';
 import { RuntimeCore } from './agents/runtime-core.js';
 import { AgentTree } from './agents/tree.js';
 import { ApprovalBroker, nonInteractiveResolver, type ApprovalResolver } from './approvals/index.js';
-import { createAuditLog } from './capabilities/audit.js';
 import { McpRuntime } from './capabilities/mcp/mcp-runtime.js';
 import type { TrustPrompt } from './capabilities/mcp/trust-gate.js';
 import { loadConfig, type CadreConfig } from './config.js';
@@ -25,6 +24,8 @@ import { processExecutor, threadExecutor, type Executor } from './pool/executor.
 import { Scheduler } from './pool/scheduler.js';
 import { ThreadPool } from './pool/thread-pool.js';
 import { formatIssue, loadRegistry } from './registry/index.js';
+import type { RecordsLocation } from './records/location.js';
+import { openRecords } from './records/open.js';
 import { readFile } from 'node:fs/promises';
 
 /** How to create a runtime. Everything is optional. */
@@ -75,13 +76,29 @@ export interface TaskHandle {
   stop(): void;
 }
 
+/** How a caller follows one task. */
+export interface TaskOptions {
+  /** Called with every event of the task's tree, as it happens. */
+  onEvent?: (event: AgentEvent) => void;
+  /**
+   * Keep the events for `handle.events` (default true). A caller that never iterates them (it
+   * has `onEvent`, or wants only the result) passes false: otherwise every event of the run, each
+   * streamed piece of text included, is held until the task ends.
+   */
+  events?: boolean;
+}
+
 /** The runtime. */
 export interface Runtime {
   readonly registry: RegistryResult;
   readonly config: CadreConfig;
   readonly cwd: string;
+  /** Where this project's records are: transcripts, the audit log. */
+  readonly records: RecordsLocation;
+  /** What creating the runtime did that a person should hear of (records moved out of the project). */
+  readonly notices: readonly string[];
   /** Starts a task. Rejects at once for invalid input or an unknown agent type. */
-  task(input: TaskInput, options?: { onEvent?: (event: AgentEvent) => void }): Promise<TaskHandle>;
+  task(input: TaskInput, options?: TaskOptions): Promise<TaskHandle>;
   /** Runs a task to its end. */
   run(input: TaskInput): Promise<TaskOutput>;
   /** Runs many tasks with bounded concurrency; yields each result as its task ends. */
@@ -156,7 +173,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await pool?.close();
     throw error;
   }
-  const transcriptsDir = config.transcriptsDir ?? path.join(cwd, '.cadre', 'transcripts');
+  let records: Awaited<ReturnType<typeof openRecords>>;
+  try {
+    records = await openRecords(cwd, home, config, [options.record, options.replay]);
+  } catch (error) {
+    await pool?.close();
+    throw error;
+  }
   const core = new RuntimeCore(
     cwd,
     home,
@@ -166,8 +189,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     new Scheduler(concurrency, config.queueLimit ?? 10_000),
     executor,
     new ApprovalBroker(options.approvals ?? nonInteractiveResolver()),
-    await createAuditLog(path.join(cwd, '.cadre', 'audit.jsonl')).catch(() => undefined),
-    transcriptsDir,
+    records.audit,
+    records.location.transcriptsDir,
+    records.paths,
     {
       ...(options.model ? { model: options.model } : {}),
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
@@ -197,7 +221,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!parsed.success)
       throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
     const channel = new EventChannel<AgentEvent>();
-    const listeners = [(event: AgentEvent) => channel.push(event)];
+    if (taskOptions?.events === false) channel.close();
+    const listeners = taskOptions?.events === false ? [] : [(event: AgentEvent) => channel.push(event)];
     if (taskOptions?.onEvent) listeners.push(taskOptions.onEvent);
     const tree = new AgentTree(`tree-${++treeSeq}`, config.tokenBudget, listeners);
     const { node } = await launch(core, parsed.data, tree);
@@ -217,6 +242,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     registry,
     config,
     cwd,
+    records: records.location,
+    notices: records.notices,
     task,
     run: async (input) => (await task(input)).result,
     batch: (tasks, batchOptions) => runBatch({ task }, tasks, { concurrency, ...batchOptions }),
@@ -243,6 +270,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
 /** Kernel tests inject faults with a prompt of the form `fault:<kind>`. */
 function faultFromPrompt(input: TaskInput): WorkerRunSpec['fault'] | undefined {
-  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang)\b/.exec(input.prompt);
+  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang|abort)\b/.exec(input.prompt);
   return match ? (match[1] as WorkerRunSpec['fault']) : undefined;
 }

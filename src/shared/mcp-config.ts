@@ -3,8 +3,8 @@
 // `env`) and remote ones (`type: "http"` Streamable HTTP, or legacy `type: "sse"`), plus cadre's
 // own per-server limits. Values may hold `${VAR}` / `${VAR:-default}`, expanded by the host.
 import * as z from 'zod';
+import { rangedNumber } from './ranges.js';
 
-const seconds = z.number().positive().max(86_400);
 const stringMap = z.record(z.string(), z.string());
 
 /** A server name: it becomes part of tool names (`mcp__<server>__<tool>`), so `__` is reserved. */
@@ -19,11 +19,11 @@ export const McpServerName = z
 /** Limits every server type takes. */
 const limits = {
   /** Seconds one tool call may take before it is cancelled (default 120). */
-  timeout: seconds.optional(),
+  timeout: rangedNumber('mcpTimeout').optional(),
   /** Seconds to start, initialise and list tools (default 30). */
-  startupTimeout: seconds.optional(),
+  startupTimeout: rangedNumber('mcpStartupTimeout').optional(),
   /** Largest result text handed to the model, in characters (default 100,000). */
-  maxOutputChars: z.number().int().positive().max(10_000_000).optional(),
+  maxOutputChars: rangedNumber('mcpMaxOutputChars').optional(),
   /** Leaves the server configured but never started. */
   disabled: z.boolean().optional(),
 };

@@ -4,57 +4,56 @@
 import type { BackgroundHandle, Capabilities } from '../../shared/capabilities.js';
 import { CadreError, fail, ok } from '../../shared/errors.js';
 import type { TaskOutput } from '../../shared/task.js';
-import { parseRequest } from '../capabilities/fs-handlers.js';
+import {
+  allowRules,
+  parseRequest,
+  refusalError,
+  REFUSALS,
+  type EffectRefusal,
+} from '../capabilities/effect-context.js';
 import { decide } from '../capabilities/policy.js';
 import { maySpawn } from './grant.js';
 import { cancelReason, launch, type RunNode } from './launcher.js';
 import type { RuntimeCore } from './runtime-core.js';
 
-/** Builds the delegation handlers of one run. */
-export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Capabilities> {
+/**
+ * Builds the delegation handlers of one run. `onRefused` hears of every launch the grant, the
+ * policy or an approval refused (the run's `effect-refused` events).
+ */
+export function delegationHandlers(
+  core: RuntimeCore,
+  node: RunNode,
+  onRefused?: (refusal: EffectRefusal) => void,
+): Partial<Capabilities> {
   const task: Capabilities['agents.task'] = async (raw) => {
     try {
       const input = parseRequest('agents.task', raw);
       const allowed = maySpawn(node.grant, input.subagent_type);
       if (allowed !== true) throw new CadreError('not_granted', allowed);
-      if (!core.hasAgent(input.subagent_type)) {
-        throw new CadreError(
-          'not_found',
-          `unknown agent type "${input.subagent_type}"; available: ${core.agentNames().join(', ')}`,
-        );
-      }
+      // Throws `not_found` with a did-you-mean for an unknown type.
+      core.agent(input.subagent_type);
       if (node.tree.exhausted()) {
         throw new CadreError(
           'budget_exceeded',
           `the agent tree has spent its token budget of ${node.tree.tokenBudget}; no new subagents can start — finish with what you have`,
         );
       }
-      const verdict = decide({
-        capability: 'agents.task',
-        agentType: input.subagent_type,
-        projectDir: core.cwd,
-        mode: node.grant.mode,
-        rules: core.rules,
-      });
-      if (verdict.decision === 'deny')
-        throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
-      if (verdict.decision === 'ask') {
-        const answer = await core.approvals.request({
-          agentId: node.agentId,
-          agentType: node.agentType,
-          capability: 'agents.task',
-          summary: `launch a ${input.subagent_type} subagent: ${input.description ?? input.prompt.slice(0, 80)}`,
-          reason: verdict.reason,
-          ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-        });
-        if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
-      }
-      if (input.resume && core.running.has(input.resume))
+      // Counted before the approval: a person is never asked about a launch that cannot happen.
+      const limit = core.config.maxSubagents;
+      if (!node.tree.claimSpawn(limit)) {
         throw new CadreError(
-          'invalid_input',
-          `run ${input.resume} is still going; wait for it with TaskOutput`,
+          'limit_reached',
+          `limit reached: this agent tree has launched ${limit} subagents, its limit (maxSubagents in .cadre/config.json); no more can start. Do not retry: finish the task with what you have.`,
         );
-      const { node: child } = await launch(core, input, node.tree, node);
+      }
+      let child: RunNode;
+      try {
+        await approveLaunch(core, node, input);
+        child = (await launch(core, input, node.tree, node)).node;
+      } catch (error) {
+        node.tree.releaseSpawn();
+        throw error;
+      }
       if (input.run_in_background) {
         core.background.set(child.agentId, child);
         const handle: BackgroundHandle = {
@@ -66,7 +65,19 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
       }
       return ok(await waitLendingSlot(core, node, child.done));
     } catch (error) {
-      return fail(error);
+      const envelope = fail(error);
+      if (!envelope.ok && REFUSALS.has(envelope.error.code)) {
+        const type = (raw as { subagent_type?: unknown } | null)?.subagent_type;
+        const allow = allowRules(envelope.error.details);
+        onRefused?.({
+          capability: 'agents.task',
+          summary: `launch ${String(type ?? '?').slice(0, 100)}`,
+          code: envelope.error.code,
+          reason: envelope.error.message,
+          ...(allow ? { allow } : {}),
+        });
+      }
+      return envelope;
     }
   };
 
@@ -138,6 +149,42 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
     'todos.read': todosRead,
     'todos.write': todosWrite,
   };
+}
+
+/** The policy's verdict on a launch, and the person's answer when it asks; throws when refused. */
+async function approveLaunch(
+  core: RuntimeCore,
+  node: RunNode,
+  input: {
+    subagent_type: string;
+    description?: string | undefined;
+    prompt: string;
+    resume?: string | undefined;
+  },
+): Promise<void> {
+  const verdict = decide({
+    capability: 'agents.task',
+    agentType: input.subagent_type,
+    projectDir: core.cwd,
+    mode: node.grant.mode,
+    rules: core.rules,
+  });
+  if (verdict.decision === 'deny')
+    throw refusalError(verdict.code ?? 'permission_denied', verdict.reason, verdict.suggestions);
+  if (verdict.decision === 'ask') {
+    const answer = await core.approvals.request({
+      agentId: node.agentId,
+      agentType: node.agentType,
+      capability: 'agents.task',
+      summary: `launch a ${input.subagent_type} subagent: ${input.description ?? input.prompt.slice(0, 80)}`,
+      reason: verdict.reason,
+      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+    });
+    if (answer.decision !== 'allow')
+      throw refusalError('approval_denied', answer.reason, verdict.suggestions);
+  }
+  if (input.resume && core.running.has(input.resume))
+    throw new CadreError('invalid_input', `run ${input.resume} is still going; wait for it with TaskOutput`);
 }
 
 /**

@@ -1,13 +1,11 @@
 // The file and command capabilities of one run: parse the worker's request, resolve every path
 // (realpath), ask the one policy function, wait for approval when it says `ask`, audit, and only
-// then perform the effect.
-import type { Capabilities, CapabilityName } from '../../shared/capabilities.js';
-import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
-import type { PermissionMode } from '../../shared/task.js';
-import { formatZodError } from '../../shared/zod-format.js';
-import type { ApprovalBroker } from '../approvals/broker.js';
-import type { AuditLog } from './audit.js';
+// then perform the effect (effect-context.ts holds that one path; file-facts.ts what a path alone
+// does not tell).
+import type { Capabilities } from '../../shared/capabilities.js';
+import { audited, authorize, judgeContext, parseRequest, type EffectContext } from './effect-context.js';
 import { runCommand } from './exec.js';
+import { judgeContent, noticeSecrets, writeFacts } from './file-facts.js';
 import { glob } from './fs/glob.js';
 import { list } from './fs/list.js';
 import { globRead } from './fs/glob-read.js';
@@ -17,120 +15,10 @@ import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
 import { writeAtomic } from './fs/write.js';
 import { resolvePath, type ResolvedPath } from './paths.js';
-import { decide } from './policy.js';
-import type { PolicyInput, PolicyRules } from './policy/types.js';
-import { CapabilityRequests } from './requests.js';
 
-/** Who is calling and under which rules. */
-export interface EffectContext {
-  agentId: string;
-  agentType: string;
-  projectDir: string;
-  extraRoots: string[];
-  homeDir: string;
-  mode: PermissionMode;
-  rules: PolicyRules;
-  sandbox: 'auto' | 'required' | 'off';
-  approvals: ApprovalBroker;
-  audit: AuditLog | undefined;
-  /** Aborts when the run ends: in-flight commands are killed. */
-  signal: AbortSignal;
-  /** Stops the run's clock while a person answers an approval. */
-  pauseClock: () => () => void;
-}
+export { parseRequest, type EffectContext } from './effect-context.js';
 
-type Handler<K extends CapabilityName> = Capabilities[K];
-
-/** Parses a request or throws `invalid_input` naming the field. */
-export function parseRequest<K extends keyof typeof CapabilityRequests>(
-  name: K,
-  raw: unknown,
-): ReturnType<(typeof CapabilityRequests)[K]['parse']> {
-  const parsed = CapabilityRequests[name].safeParse(raw);
-  if (!parsed.success) throw new CadreError('invalid_input', formatZodError(parsed.error, name).join('; '));
-  return parsed.data as ReturnType<(typeof CapabilityRequests)[K]['parse']>;
-}
-
-/** Runs the policy (and the approval queue) for one call; throws when denied. Every effect handler uses it. */
-export async function authorize(
-  ctx: EffectContext,
-  input: Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>,
-  summary: string,
-): Promise<string> {
-  const verdict = decide({
-    ...input,
-    projectDir: ctx.projectDir,
-    extraRoots: ctx.extraRoots,
-    homeDir: ctx.homeDir,
-    mode: ctx.mode,
-    rules: ctx.rules,
-  });
-  if (verdict.decision === 'allow') return verdict.reason;
-  if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
-  const resume = ctx.pauseClock();
-  try {
-    const answer = await ctx.approvals.request({
-      agentId: ctx.agentId,
-      agentType: ctx.agentType,
-      capability: input.capability,
-      summary,
-      reason: verdict.reason,
-      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-      signal: ctx.signal,
-    });
-    if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
-    return answer.reason;
-  } finally {
-    resume();
-  }
-}
-
-/** Codes that mean the policy or a person refused the call (audited as `deny`). */
-const REFUSALS: ReadonlySet<string> = new Set([
-  'permission_denied',
-  'approval_denied',
-  'path_outside_project',
-  'sensitive_path',
-]);
-
-/** Wraps an effect with timing and the audit log; every result is an envelope. Every effect handler uses it. */
-export function audited<T>(
-  ctx: EffectContext,
-  capability: string,
-  summary: string,
-  work: () => Promise<{ value: T; reason: string }>,
-): Promise<Envelope<T>> {
-  const started = performance.now();
-  const record = (entry: { decision: 'allow' | 'deny'; reason: string; ok: boolean; errorCode?: string }) =>
-    ctx.audit?.record({
-      at: Date.now(),
-      agentId: ctx.agentId,
-      agentType: ctx.agentType,
-      capability,
-      args: summary,
-      durationMs: performance.now() - started,
-      ...entry,
-    });
-  return work().then(
-    ({ value, reason }) => {
-      record({ decision: 'allow', reason, ok: true });
-      return ok(value);
-    },
-    (error: unknown) => {
-      const envelope = fail(error);
-      if (!envelope.ok) {
-        const { code, message } = envelope.error;
-        record({
-          decision: REFUSALS.has(code) ? 'deny' : 'allow',
-          reason: message,
-          ok: false,
-          errorCode: code,
-        });
-      }
-      return envelope;
-    },
-  );
-}
+type Handler<K extends keyof Capabilities> = Capabilities[K];
 
 /** Builds the fs.* and exec.run handlers of one run. */
 export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
@@ -145,17 +33,12 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const value = await readText(target.real, {
         ...(req.offset ? { offset: req.offset } : {}),
         ...(req.limit ? { limit: req.limit } : {}),
+        judgeHead: (head) => judgeContent(ctx, target, head),
       });
       return { value: { ...value, path: target.absolute }, reason };
     });
   };
-  const judgeCtx = (): JudgeContext => ({
-    projectDir: ctx.projectDir,
-    extraRoots: ctx.extraRoots,
-    homeDir: ctx.homeDir,
-    mode: ctx.mode,
-    rules: ctx.rules,
-  });
+  const judgeCtx = (): JudgeContext => judgeContext(ctx);
   const readManyHandler: Handler<'fs.readMany'> = (raw) => {
     const r = raw as { paths?: unknown[]; glob?: { pattern?: unknown } };
     const summary =
@@ -181,6 +64,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         const walk = {
           projectDir: ctx.projectDir,
           roots,
+          hidden: ctx.records,
           sort: 'path' as const,
           ...(limit ? { limit } : {}),
         };
@@ -188,11 +72,13 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
           ...options,
           signal: ctx.signal,
         });
+        noticeSecrets(ctx, result.skipped);
         return { value: result, reason: `${reason}; ${allowed} of ${found} files found allowed` };
       }
       // Resolved, judged path by path (denied ones are skipped, never read) and read on an I/O
       // thread, with the run's rules; as fs.readMany, Read rules and Grep rules both apply.
       const { result, allowed } = await judgeReadMany(req.paths, judgeCtx(), options);
+      noticeSecrets(ctx, result.skipped);
       return { value: result, reason: `${allowed} of ${req.paths.length} paths allowed` };
     });
   };
@@ -211,6 +97,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         {
           projectDir: ctx.projectDir,
           roots,
+          hidden: ctx.records,
           ...(req.limit ? { limit: req.limit } : {}),
           ...(req.sort ? { sort: req.sort } : {}),
         },
@@ -230,7 +117,8 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const req = parseRequest('fs.list', raw);
       const target = await resolve(req.path);
       const reason = await authorize(ctx, { capability: 'fs.list', path: target }, `list ${req.path}`);
-      return { value: { ...(await list(target.real, req.ignore ?? [])), path: target.absolute }, reason };
+      const listed = await list(target.real, req.ignore ?? [], undefined, ctx.records);
+      return { value: { ...listed, path: target.absolute }, reason };
     });
   const write: Handler<'fs.write'> = (raw) => {
     const r = raw as { path?: unknown; content?: unknown };
@@ -240,7 +128,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const target = await resolve(req.path);
       const reason = await authorize(
         ctx,
-        { capability: 'fs.write', path: target },
+        { capability: 'fs.write', path: target, ...(await writeFacts(target, req.content)) },
         `write ${req.path} (${req.content.length} chars)`,
       );
       const value = await writeAtomic(

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
 import type { McpServerConfig, McpServersConfig } from '../../shared/mcp-config.js';
+import { DEFAULT_CAPS } from '../../shared/run-spec.js';
 import type {
   ConfigFile,
   IsolationMode,
@@ -46,6 +47,18 @@ export interface CadreConfig {
   memoryLimitMb?: number;
   /** Absolute directory for transcripts; absent = the runtime's default. */
   transcriptsDir?: string;
+  /** cadre's user data directory (absolute); absent = `~/.cadre`. */
+  dataDir?: string;
+  /** Most tool calls run per model message. */
+  maxToolCallsPerMessage: number;
+  /** Most subagents launched per model message. */
+  maxTasksPerMessage: number;
+  /** Most subagents launched per agent tree. */
+  maxSubagents: number;
+  /** Most characters of text one model reply may stream (caps.maxReplyChars). */
+  maxReplyChars: number;
+  /** Most characters of tool-call input one model reply may stream (caps.maxToolInputChars). */
+  maxToolInputChars: number;
   /** MCP servers by name: the project's config.json over `.mcp.json` over the user's config.json. */
   mcpServers: Record<string, McpServerEntry>;
 }
@@ -93,6 +106,11 @@ export const CONFIG_DEFAULTS = {
   sandbox: 'auto',
   isolation: 'thread',
   defaultMode: 'default',
+  maxToolCallsPerMessage: 64,
+  maxTasksPerMessage: 16,
+  maxSubagents: 200,
+  maxReplyChars: DEFAULT_CAPS.maxReplyChars,
+  maxToolInputChars: DEFAULT_CAPS.maxToolInputChars,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -142,6 +160,14 @@ export function mergeConfig(
     timeout: project.timeout ?? user.timeout ?? CONFIG_DEFAULTS.timeout,
     idleTimeout: project.idleTimeout ?? user.idleTimeout ?? CONFIG_DEFAULTS.idleTimeout,
     isolation: project.isolation ?? user.isolation ?? CONFIG_DEFAULTS.isolation,
+    maxToolCallsPerMessage:
+      project.maxToolCallsPerMessage ?? user.maxToolCallsPerMessage ?? CONFIG_DEFAULTS.maxToolCallsPerMessage,
+    maxTasksPerMessage:
+      project.maxTasksPerMessage ?? user.maxTasksPerMessage ?? CONFIG_DEFAULTS.maxTasksPerMessage,
+    maxSubagents: project.maxSubagents ?? user.maxSubagents ?? CONFIG_DEFAULTS.maxSubagents,
+    maxReplyChars: project.maxReplyChars ?? user.maxReplyChars ?? CONFIG_DEFAULTS.maxReplyChars,
+    maxToolInputChars:
+      project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
     mcpServers: mergeMcpServers(user.mcpServers, project.mcpServers, bases, mcpJson),
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
@@ -154,6 +180,8 @@ export function mergeConfig(
   if (memoryLimitMb !== undefined) merged.memoryLimitMb = memoryLimitMb;
   if (project.transcriptsDir !== undefined) merged.transcriptsDir = resolveProject(project.transcriptsDir);
   else if (user.transcriptsDir !== undefined) merged.transcriptsDir = resolveUser(user.transcriptsDir);
+  if (project.dataDir !== undefined) merged.dataDir = resolveProject(project.dataDir);
+  else if (user.dataDir !== undefined) merged.dataDir = resolveUser(user.dataDir);
   return merged;
 }
 

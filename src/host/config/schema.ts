@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { MCP_SERVER_KEYS, McpServersConfig } from '../../shared/mcp-config.js';
 import { PermissionMode } from '../../shared/task.js';
+import { rangedNumber as ranged } from '../../shared/ranges.js';
 
 const nonEmpty = z.string().min(1, 'must not be empty');
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
@@ -74,9 +75,6 @@ export const IsolationMode = z.enum(['thread', 'process']);
 /** An isolation mode. */
 export type IsolationMode = z.infer<typeof IsolationMode>;
 
-const seconds = z.number().positive().max(86_400);
-const count = z.number().int().positive();
-
 /**
  * One config file as written. `agents` entries are checked by the registry (one bad agent must
  * not void the rest of the file), so here they only need to be objects.
@@ -91,15 +89,26 @@ export const ConfigFile = z.strictObject({
   providers: z
     .record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider names are lowercase'), ProviderConfig)
     .optional(),
-  concurrency: count.max(1024).optional(),
-  queueLimit: z.number().int().min(0).optional(),
-  maxDepth: z.number().int().min(0).max(16).optional(),
-  tokenBudget: count.optional(),
-  timeout: seconds.optional(),
-  idleTimeout: seconds.optional(),
+  concurrency: ranged('concurrency').optional(),
+  queueLimit: ranged('queueLimit').optional(),
+  maxDepth: ranged('maxDepth').optional(),
+  tokenBudget: ranged('tokenBudget').optional(),
+  timeout: ranged('timeout').optional(),
+  idleTimeout: ranged('idleTimeout').optional(),
   isolation: IsolationMode.optional(),
-  memoryLimitMb: count.max(1_048_576).optional(),
+  memoryLimitMb: ranged('memoryLimitMb').optional(),
   transcriptsDir: nonEmpty.optional(),
+  /** cadre's user data directory; each project's records go under `<dataDir>/projects/<slug>/`. */
+  dataDir: nonEmpty.optional(),
+  /** Tool calls one model message may make; the rest are answered "limit reached, do not retry". */
+  maxToolCallsPerMessage: ranged('maxToolCallsPerMessage').optional(),
+  /** Subagents (Task and agent tools) one model message may launch. */
+  maxTasksPerMessage: ranged('maxTasksPerMessage').optional(),
+  /** Subagents one agent tree may launch in all (every message, every depth, background runs). */
+  maxSubagents: ranged('maxSubagents').optional(),
+  /** Caps on one model reply: at least a short answer, at most what a worker can safely copy and clone. */
+  maxReplyChars: ranged('maxReplyChars').optional(),
+  maxToolInputChars: ranged('maxToolInputChars').optional(),
   /** MCP servers by name, as in Claude Code's `.mcp.json` (see shared/mcp-config.ts). */
   mcpServers: McpServersConfig.optional(),
 });

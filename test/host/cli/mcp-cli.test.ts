@@ -147,6 +147,30 @@ describe('cadre mcp', () => {
     expect(readLog(log).filter((e) => e.event === 'exit')).toHaveLength(2);
   });
 
+  it('a refused MCP call is shown and counted like any refused effect', async () => {
+    await mkdir(path.join(project.home, '.cadre'), { recursive: true });
+    await writeFile(
+      path.join(project.home, '.cadre', 'config.json'),
+      JSON.stringify({ mcpServers: { fixture: stdioConfig(log) } }),
+    );
+    await server.close();
+    server = await startFakeAnthropic({
+      responder: (req) => {
+        const turn = req.body.messages.filter((m) => m.role === 'assistant').length;
+        if (turn === 0) return toolUseReply([{ name: 'mcp__fixture__danger', input: { what: 'prod' } }]);
+        return textReply('done');
+      },
+    });
+    env.ANTHROPIC_BASE_URL = server.url;
+    const r = await cli(['run', 'lead', 'go', '--json']);
+    expect(r.stderr).toMatch(
+      /✗ refused: mcp__fixture__danger \(input keys: what\) — mcp\.call was not run: it needs approval.*"mcp__fixture__danger"/,
+    );
+    expect(r.stderr).toMatch(/completed in [\d.]+ s, 2 turns, 1 tool calls \(1 refused\)/);
+    expect((JSON.parse(r.stdout) as { refused: number }).refused).toBe(1);
+    expect(readLog(log).filter((e) => e.event === 'call')).toEqual([]);
+  });
+
   it('a missing ${VAR} is an error naming the server and the field', async () => {
     await mkdir(path.join(project.home, '.cadre'), { recursive: true });
     const config = stdioConfig(log, { env: { API_TOKEN: '${FIXTURE_TOKEN}' } });

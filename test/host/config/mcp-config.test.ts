@@ -72,6 +72,28 @@ describe('mcpServers in config files', () => {
     expect(lines.some((l) => l.includes('a__b') && l.includes('letters, digits'))).toBe(true);
   });
 
+  it('timeout, startupTimeout and maxOutputChars are held to their ranges (shared/ranges.ts), naming the field', () => {
+    const { errors } = parseConfigText(
+      'c.json',
+      JSON.stringify({
+        mcpServers: {
+          a: { command: 'x', timeout: 100_000 },
+          b: { command: 'x', startupTimeout: 0 },
+          c: { command: 'x', maxOutputChars: 10_000_001 },
+          d: { command: 'x', maxOutputChars: 2.5 },
+          ok: { command: 'x', timeout: 86_400, startupTimeout: 0.5, maxOutputChars: 10_000_000 },
+        },
+      }),
+    );
+    const lines = errors.map((e) => `${e.field}: ${e.message}`);
+    expect(lines).toEqual([
+      'mcpServers.a.timeout: must be at most 86400 (got 100000)',
+      'mcpServers.b.startupTimeout: must be at least 0.001 (got 0)',
+      'mcpServers.c.maxOutputChars: must be at most 10000000 (got 10000001)',
+      expect.stringMatching(/^mcpServers\.d\.maxOutputChars: /),
+    ]);
+  });
+
   it('.mcp.json: a bad entry makes only that server unusable, with the server and field named', () => {
     const { value, errors } = parseMcpJson(
       '/p/.mcp.json',

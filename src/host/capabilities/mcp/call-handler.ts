@@ -4,8 +4,8 @@
 // the server (`notifications/cancelled`) when the run ends first, and is audited either way.
 import type { Capabilities } from '../../../shared/capabilities.js';
 import { CadreError, isCadreError } from '../../../shared/errors.js';
-import { audited, authorize, parseRequest, type EffectContext } from '../fs-handlers.js';
-import { printable } from './printable.js';
+import { terminalText } from '../../terminal-text.js';
+import { audited, authorize, parseRequest, type EffectContext } from '../effect-context.js';
 import { formatMcpResult } from './result-format.js';
 import type { RunMcpTool } from './run-mcp-tools.js';
 
@@ -29,8 +29,8 @@ export function mcpCallHandler(
       const reason = await authorize(
         ctx,
         { capability: 'mcp.call', tool: entry.name, readOnly: entry.readOnly },
-        // The tool's own name is the server's choice: it is shown to a person, escaped.
-        `call ${entry.name} (tool "${printable(entry.tool)}" of MCP server "${entry.server}") with ${keys.length} input field${keys.length === 1 ? '' : 's'}`,
+        // The tool's own name is the server's choice: it is shown to a person, made inert.
+        `call ${entry.name} (tool "${terminalText(entry.tool, { multiline: false })}" of MCP server "${entry.server}") with ${keys.length} input field${keys.length === 1 ? '' : 's'}`,
       );
       const result = await callLinked(entry, req.input, ctx.signal);
       return {

@@ -6,7 +6,7 @@ import { CadreError, isCadreError } from '../../../shared/errors.js';
 import { loadSdkAdapter } from './adapter-loader.js';
 import type { McpRawResult, McpSession, McpToolInfo } from './session.js';
 import type { SandboxedCommand } from './sandbox-command.js';
-import { printable } from './printable.js';
+import { terminalText } from '../../terminal-text.js';
 import { waitFor } from './wait-for.js';
 import { describeExit, exitWithin, startServerProcess, type ServerProcess } from './server-process.js';
 import { describeTarget, type ServerSpec, type StdioTarget } from './server-spec.js';
@@ -202,7 +202,7 @@ export class McpConnection {
       this.failedStarts++;
       const tail = process?.stderrTail().trim();
       const why = isCadreError(error) ? error.message : String(error);
-      this.lastError = printable(
+      this.lastError = terminalText(
         `the MCP server "${this.spec.name}" (${describeTarget(this.spec.target)}) could not start: ${why}` +
           (tail ? `; its stderr ends with: ${tail.slice(-500)}` : ''),
       );
@@ -218,7 +218,7 @@ export class McpConnection {
     this.crashes++;
     const process = this.process;
     this.session = undefined;
-    const tail = printable(process?.stderrTail().trim() ?? '');
+    const tail = terminalText(process?.stderrTail().trim() ?? '');
     this.lastError = `the MCP server "${this.spec.name}" closed the connection`;
     void (process ? exitWithin(process, 1000) : Promise.resolve(undefined)).then((exit) => {
       if (exit)

@@ -7,13 +7,13 @@ import type { PermissionMode } from '../../../shared/task.js';
 import { toolMatches } from '../../../shared/tools.js';
 import type { McpServerEntry } from '../../config/merge.js';
 import { stricterMode } from '../../agents/grant.js';
+import { terminalText } from '../../terminal-text.js';
 import { decide } from '../policy.js';
 import type { PolicyRules } from '../policy/types.js';
 import { agentServers, inlineScope, type AgentServer } from './agent-servers.js';
 import type { ExpandEnv } from './expand.js';
 import type { McpHub } from './hub.js';
 import { describeTarget, resolveServer, type McpSource, type SpecBases } from './server-spec.js';
-import { printable } from './printable.js';
 import { serverToolNames } from './tool-names.js';
 import { trustId, type TrustStore } from './trust.js';
 
@@ -131,9 +131,9 @@ async function describe(id: string, item: Listed, ctx: ListingContext): Promise<
       const modelName = names[i] as string;
       return {
         name: modelName,
-        tool: printable(tool.name),
+        tool: terminalText(tool.name, { multiline: false }),
         readOnly: tool.readOnly,
-        description: printable(tool.description.split('\n')[0]?.slice(0, 200) ?? ''),
+        description: terminalText(tool.description.split('\n')[0]?.slice(0, 200) ?? '', { multiline: false }),
         agents: item.users
           .filter((u) => sees(u.agent, u.server, modelName, tool.readOnly, ctx))
           .map((u) => u.agent.name)

@@ -1,11 +1,17 @@
 // `cadre explore <question...>`: one explore agent per question, all in parallel; each report is
-// printed under its question (or, with --json, an array of TaskOutput objects with `question`).
+// printed under its question (or, with --json, an array of TaskOutput objects with `question` and
+// `refused`). A question given as `-` is read from standard input. Ctrl-C, SIGTERM and SIGHUP
+// cancel every agent (each recorded as cancelled) and exit 130, 143, 129.
 import type { Command } from 'commander';
 import type { TaskOutput } from '../../../shared/task.js';
+import { EffectTally } from '../../agents/effect-tally.js';
+import type { TaskHandle } from '../../runtime.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../context.js';
+import { globalOptions, UsageError, writeJson, writeLong } from '../context.js';
+import { promptsFrom } from '../prompt-input.js';
+import { onStopSignals } from '../stop-signals.js';
 import { progressPrinter } from './progress.js';
-import { addRunFlags, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
+import { addRunFlags, rangedFlag, runtimeFromFlags, type RunFlags } from './run-options.js';
 
 const LEVELS = ['quick', 'medium', 'very-thorough'] as const;
 
@@ -15,67 +21,82 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
     program
       .command('explore')
       .description('explore the codebase: one read-only agent per question, in parallel')
-      .argument('<question...>', 'one or more questions (quote each one)'),
+      .argument('<question...>', 'one or more questions (quote each one); - reads one from standard input'),
   )
     .option('--thoroughness <level>', 'quick | medium | very-thorough', 'medium')
     .action(async (questions: string[], flags: RunFlags & { thoroughness: string }, command: Command) => {
-      const list = questions.map((q) => q.trim()).filter((q) => q.length > 0);
+      const list = (await promptsFrom(questions, 'explore')).filter((q) => q.length > 0);
       if (list.length === 0) throw new UsageError('explore: give at least one question');
       if (!(LEVELS as readonly string[]).includes(flags.thoroughness)) {
         throw new UsageError(
           `--thoroughness: expected one of ${LEVELS.join(', ')}, got "${flags.thoroughness}"`,
         );
       }
-      const timeout = positive('--timeout', flags.timeout);
-      const maxTurns = positive('--max-turns', flags.maxTurns, true);
-      const runtime = await runtimeFromFlags(command, ctx, flags);
+      const timeout = rangedFlag('--timeout', flags.timeout, 'timeout');
+      const maxTurns = rangedFlag('--max-turns', flags.maxTurns, 'maxTurns');
+      const { clean } = await globalOptions(command, ctx);
+      let stop: () => void = () => undefined;
+      const signals = onStopSignals(() => stop());
+      const runtime = await runtimeFromFlags(command, ctx, flags).catch((error: unknown) => {
+        signals.dispose();
+        return Promise.reject(error);
+      });
+      // A signal cancels every run started so far, and each one that starts after it.
+      const started: TaskHandle[] = [];
+      stop = () => started.forEach((h) => h.stop());
       const level = flags.thoroughness.replace('-', ' ');
-      // Ctrl-C cancels every agent (each recorded as cancelled) and exits 130.
-      let interrupted = false;
-      const onSigint = () => {
-        interrupted = true;
-        void runtime.close();
-      };
-      process.once('SIGINT', onSigint);
       try {
+        const tallies = list.map(() => new EffectTally());
+        const launch = async (handle: Promise<TaskHandle>) => {
+          const h = await handle;
+          started.push(h);
+          if (signals.received) h.stop();
+          return h;
+        };
         const handles = await Promise.all(
-          list.map((question) =>
-            runtime.task(
-              {
-                subagent_type: 'explore',
-                description: question.slice(0, 60),
-                prompt: `${question}\n\nThoroughness: ${level}.`,
-                ...(timeout ? { timeout } : {}),
-                ...(maxTurns ? { max_turns: maxTurns } : {}),
-              },
-              {
-                // Progress lines name the question each agent works on.
-                onEvent: progressPrinter(ctx.io, (e) =>
-                  e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId,
-                ),
-              },
+          list.map((question, i) =>
+            launch(
+              runtime.task(
+                {
+                  subagent_type: 'explore',
+                  description: question.slice(0, 60),
+                  prompt: `${question}\n\nThoroughness: ${level}.`,
+                  ...(timeout ? { timeout } : {}),
+                  ...(maxTurns ? { max_turns: maxTurns } : {}),
+                },
+                {
+                  // Progress lines name the question each agent works on.
+                  onEvent: progressPrinter(
+                    ctx.io,
+                    (e) => (e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId),
+                    clean,
+                    tallies[i],
+                  ),
+                  events: false,
+                },
+              ),
             ),
           ),
         );
         const outputs: TaskOutput[] = await Promise.all(handles.map((h) => h.result));
         if (flags.json) {
-          ctx.io.stdout(
-            `${JSON.stringify(
-              outputs.map((o, i) => ({ question: list[i], ...o })),
-              null,
-              2,
-            )}\n`,
-          );
+          const rows = outputs.map((o, i) => ({
+            question: list[i],
+            ...o,
+            refused: tallies[i]?.counts().refused ?? 0,
+          }));
+          writeJson(ctx.io.stdout, rows);
         } else {
           outputs.forEach((o, i) => {
-            ctx.io.stdout(`${i > 0 ? '\n' : ''}## ${list[i]}\n\n${o.result.trim()}\n`);
+            ctx.io.stdout(`${i > 0 ? '\n' : ''}## ${clean.line(list[i] ?? '')}\n\n`);
+            writeLong(ctx.io.stdout, `${o.result.trim()}\n`, clean.block);
             if (o.status !== 'completed')
-              ctx.io.stdout(`\n(${o.status}${o.error ? `: ${o.error.message}` : ''})\n`);
+              ctx.io.stdout(`\n(${o.status}${o.error ? `: ${clean.line(o.error.message)}` : ''})\n`);
           });
         }
-        ctx.exitCode = interrupted ? 130 : outputs.every((o) => o.status === 'completed') ? 0 : 1;
+        ctx.exitCode = signals.exitCode ?? (outputs.every((o) => o.status === 'completed') ? 0 : 1);
       } finally {
-        process.off('SIGINT', onSigint);
+        signals.dispose();
         await runtime.close();
       }
     });

@@ -27,7 +27,7 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
     .option('--json', 'print a JSON array, one object per server')
     .option('--no-connect', 'do not start servers to read their tools')
     .action(async (opts: { json?: boolean; connect: boolean }, command: Command) => {
-      const { cwd, home, config, agents } = await load(command, ctx);
+      const { cwd, home, config, agents, clean } = await load(command, ctx);
       const hub = new McpHub({ projectDir: cwd, home, sandboxMode: config.merged.sandbox.mode });
       try {
         const servers = await listMcpServers({
@@ -41,7 +41,7 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
           defaultMode: config.merged.permissions.defaultMode,
           connect: opts.connect,
         });
-        ctx.io.stdout(opts.json ? `${JSON.stringify(servers, null, 2)}\n` : mcpListText(servers, cwd));
+        ctx.io.stdout(opts.json ? `${JSON.stringify(servers, null, 2)}\n` : mcpListText(servers, cwd, clean));
       } finally {
         await hub.close();
       }
@@ -58,7 +58,7 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
     )
     .option('--revoke', 'forget the trust instead')
     .action(async (names: string[], opts: { revoke?: boolean }, command: Command) => {
-      const { cwd, home, config, agents } = await load(command, ctx);
+      const { cwd, home, config, agents, clean } = await load(command, ctx);
       const store = await TrustStore.open(home);
       if (opts.revoke) {
         const removed = await store.revoke(cwd, names);
@@ -90,7 +90,7 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
       const chosen = names.length === 0 ? sources : sources.filter((s) => names.includes(trustId(s)));
       await store.trust(cwd, chosen);
       for (const s of chosen)
-        ctx.io.stdout(`trusted ${trustId(s)} (${s.origin}): ${describeConfig(s.config)}\n`);
+        ctx.io.stdout(clean.block(`trusted ${trustId(s)} (${s.origin}): ${describeConfig(s.config)}`) + '\n');
       ctx.io.stdout(`recorded in ${store.file}; a change to a server's configuration needs trusting again\n`);
     });
 }
@@ -100,7 +100,8 @@ async function load(command: Command, ctx: CliContext) {
   // Trust records and runs key projects by their real path.
   const cwd = await realpath(options.cwd);
   const config: LoadedConfig = await loadConfig({ cwd, home: options.home });
-  for (const issue of config.errors) ctx.io.stderr(`cadre: config: ${formatIssue(issue)}\n`);
+  for (const issue of config.errors)
+    ctx.io.stderr(`cadre: config: ${options.clean.line(formatIssue(issue))}\n`);
   if (config.errors.length > 0) ctx.exitCode = 1;
   const registry = await loadRegistry({
     cwd,
@@ -108,6 +109,7 @@ async function load(command: Command, ctx: CliContext) {
     cliAgents: options.agents,
     config,
   });
-  for (const issue of registry.errors) ctx.io.stderr(`cadre: warning: ${formatIssue(issue)}\n`);
-  return { cwd, home: options.home, config, agents: registry.agents };
+  for (const issue of registry.errors)
+    ctx.io.stderr(`cadre: warning: ${options.clean.line(formatIssue(issue))}\n`);
+  return { cwd, home: options.home, config, agents: registry.agents, clean: options.clean };
 }

@@ -1,5 +1,9 @@
-// Progress lines on stderr while agents run: which agent started, each tool call, how each ended.
+// Progress lines on stderr while agents run: which agent started, each tool call, each call the host
+// refused (with the rule that would allow it), how each ended. Everything in them that a model, a
+// tool or an agent file wrote goes through the terminal cleaner.
 import type { AgentEvent } from '../../../shared/events.js';
+import { EffectTally } from '../../agents/effect-tally.js';
+import { terminalCleaner, type TerminalCleaner } from '../../terminal-text.js';
 import type { CliIO } from '../context.js';
 
 function brief(input: unknown): string {
@@ -12,28 +16,58 @@ function brief(input: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-/** Returns an event listener that prints progress to `io.stderr`. */
+/**
+ * The first sentence of a refusal's reason, short enough for a progress line. The policy writes a
+ * reason as "what; the way in" in one sentence, so the way in stays when it has one.
+ */
+function firstSentence(reason: string): string {
+  const sentence = /^.*?\.(?=\s|$)/.exec(reason)?.[0] ?? reason;
+  return sentence.length > 300 ? `${sentence.slice(0, 297)}...` : sentence;
+}
+
+/** Why a call was refused, and the allow rules that would let it through when the reason's first sentence does not name them. */
+export function refusalText(event: { reason: string; allow?: string[] | undefined }): string {
+  const why = firstSentence(event.reason);
+  const missing = (event.allow ?? []).filter((rule) => !why.includes(`"${rule}"`));
+  if (missing.length === 0) return why;
+  const rules = missing.map((rule) => `"${rule}"`).join(' or ');
+  return why.endsWith('.') ? `${why} Allow it with ${rules}.` : `${why}; allow it with ${rules}`;
+}
+
+/**
+ * Returns an event listener that prints progress to `io.stderr`, cleaned by `clean`. Every event
+ * also goes to `tally` first, so the closing line of each run can say how many of its calls were
+ * refused.
+ */
 export function progressPrinter(
   io: CliIO,
   label?: (event: AgentEvent) => string,
+  clean: TerminalCleaner = terminalCleaner(false),
+  tally: EffectTally = new EffectTally(),
 ): (event: AgentEvent) => void {
+  const c = clean.line;
   return (event) => {
-    const who = label?.(event) ?? event.agentId;
+    tally.observe(event);
+    const who = c(label?.(event) ?? event.agentId);
     const indent = '  '.repeat(event.depth);
     switch (event.type) {
+      case 'effect-refused':
+        io.stderr(`${indent}  ✗ refused: ${c(event.summary)} — ${c(refusalText(event))}\n`);
+        break;
       case 'agent-start':
-        io.stderr(`${indent}▶ ${who} (${event.agentType}, model ${event.model})\n`);
+        io.stderr(`${indent}▶ ${who} (${c(event.agentType)}, model ${c(event.model)})\n`);
         break;
       case 'tool-call':
-        io.stderr(`${indent}  · ${event.name} ${brief(event.input)}\n`);
+        io.stderr(`${indent}  · ${c(event.name)} ${c(brief(event.input))}\n`);
         break;
       case 'notice':
-        io.stderr(`${indent}  ! ${event.message}\n`);
+        io.stderr(`${indent}  ! ${c(event.message)}\n`);
         break;
       case 'agent-end': {
         const o = event.output;
+        const refused = tally.counts(event.agentId).refused;
         io.stderr(
-          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${o.error ? ` — ${o.error.message}` : ''}\n`,
+          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${refused > 0 ? ` (${refused} refused)` : ''}${o.error ? ` — ${c(o.error.message)}` : ''}\n`,
         );
         break;
       }

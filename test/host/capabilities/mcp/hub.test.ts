@@ -45,6 +45,32 @@ describe('the hub', () => {
     expect(readLog(log).filter((e) => e.event === 'start')).toHaveLength(1);
   });
 
+  it('a server that fails to start is described with its stderr made inert (its escapes never reach a terminal)', async () => {
+    hub = new McpHub({ projectDir: process.cwd(), home: process.cwd(), sandboxMode: 'off' });
+    const script = "process.stderr.write('boom \\u001b]0;pwned\\u0007\\u001b[2J\\u202e'); process.exit(3)";
+    const spec = resolveServer(
+      {
+        name: 'broken',
+        config: { type: 'stdio', command: process.execPath, args: ['-e', script], sandbox: false },
+        scope: 'user',
+        origin: 't',
+      },
+      {},
+      bases,
+    );
+    const connection = hub.connection(spec);
+    const error = await connection.listTools().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toContain('boom ␛]0;pwned␇␛[2J<U+202E>');
+    expect(connection.lastError).toContain('boom ␛]0;pwned␇␛[2J<U+202E>');
+    for (const ch of connection.lastError ?? '') {
+      const c = ch.charCodeAt(0);
+      expect((c < 0x20 && c !== 0x0a && c !== 0x09) || (c >= 0x7f && c <= 0x9f) || c === 0x202e).toBe(false);
+    }
+  });
+
   it('an inline server ends a short while after the last run holding it lets go', async () => {
     hub = new McpHub({
       projectDir: process.cwd(),

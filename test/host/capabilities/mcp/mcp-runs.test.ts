@@ -1,6 +1,6 @@
 // End to end: agents in real worker threads call tools of the real stdio fixture server through
 // the real SDK, the hub and the one policy function; the model is the fake Messages API.
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callbackResolver } from '../../../../src/host/approvals/index.js';
@@ -20,20 +20,6 @@ function userConfig(
   extra: Record<string, unknown> = {},
 ): Record<string, string> {
   return { '.cadre/config.json': JSON.stringify({ mcpServers: servers, ...extra }) };
-}
-
-/** The audit log's text, wherever it is kept. */
-async function auditText(dir: string, home: string): Promise<string | undefined> {
-  const projects = path.join(home, '.cadre', 'projects');
-  const candidates = [
-    path.join(dir, '.cadre', 'audit.jsonl'),
-    ...(await readdir(projects).catch(() => [])).map((p) => path.join(projects, p, 'audit.jsonl')),
-  ];
-  for (const file of candidates) {
-    const text = await readFile(file, 'utf8').catch(() => undefined);
-    if (text !== undefined) return text;
-  }
-  return undefined;
 }
 
 const offered = (req: RecordedRequest | undefined) => (req?.body.tools ?? []).map((t) => t.name);
@@ -152,12 +138,14 @@ describe('MCP tools in runs', () => {
       { homeFiles: userConfig({ fixture: stdioConfig(log) }) },
     );
     await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
-    // The audit log writes at most 50 ms after a call, in the project's .cadre/ or under the
-    // user's data directory (~/.cadre/projects/<project>/), wherever this build keeps it.
+    // The audit log is one of the project's records (~/.cadre/projects/<slug>/audit.jsonl), and
+    // is written at most 50 ms after a call.
+    const auditLog = h.runtime.records.auditLog;
+    expect(auditLog.startsWith(path.join(h.home, '.cadre', 'projects'))).toBe(true);
     let text = '';
     for (let i = 0; i < 100 && (text.match(/mcp\.call/g) ?? []).length < 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      text = (await auditText(h.dir, h.home)) ?? '';
+      text = await readFile(auditLog, 'utf8').catch(() => '');
     }
     expect(text).not.toContain('secret-value');
     const lines = text

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { printable } from '../../../../src/host/capabilities/mcp/printable.js';
 import { formatMcpResult, MAX_IMAGES } from '../../../../src/host/capabilities/mcp/result-format.js';
 
 describe('MCP results as tool_result content', () => {
@@ -80,14 +79,6 @@ describe('MCP results as tool_result content', () => {
     expect(out.content.length).toBeLessThanOrEqual(500);
     expect(out.content).toMatch(
       /output truncated: \d+ of 10000 characters not shown; this MCP server's output budget is 500 characters \(maxOutputChars\)\]$/,
-    );
-  });
-});
-
-describe('server text shown to people', () => {
-  it('has its control characters escaped, tabs and newlines kept', () => {
-    expect(printable('ok\tline\nnext \u001b[2J\u009b31m\u0007end')).toBe(
-      'ok\tline\nnext \\u001b[2J\\u009b31m\\u0007end',
     );
   });
 });
