@@ -2,9 +2,15 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const boundary = (group, message) => ({
-  'no-restricted-imports': ['error', { patterns: [{ group, message }] }],
+const boundary = (group, message, ...more) => ({
+  'no-restricted-imports': ['error', { patterns: [{ group, message }, ...more] }],
 });
+
+const MCP_SDK = {
+  group: ['@modelcontextprotocol/*', '@modelcontextprotocol/**'],
+  message:
+    'Only src/host/capabilities/mcp/sdk-adapter.ts imports the MCP SDK (loaded lazily, client side only).',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.ci/**', 'bench/results/**', '.scratch/**'] },
@@ -41,17 +47,30 @@ export default tseslint.config(
         'dgram',
       ],
       'src/worker reaches the world only through host capabilities (DESIGN.md invariants).',
+      MCP_SDK,
     ),
   },
   {
     files: ['src/host/**'],
-    rules: boundary(['**/worker/**'], 'src/host never imports src/worker: they meet only in src/shared.'),
+    rules: boundary(
+      ['**/worker/**'],
+      'src/host never imports src/worker: they meet only in src/shared.',
+      MCP_SDK,
+    ),
+  },
+  {
+    files: ['src/host/capabilities/mcp/sdk-adapter.ts'],
+    rules: boundary(['**/worker/**'], 'src/host never imports src/worker: they meet only in src/shared.', {
+      group: ['@modelcontextprotocol/sdk/server/**', '@modelcontextprotocol/sdk/server'],
+      message: 'The MCP adapter uses the SDK client only (client/, shared/, types.js).',
+    }),
   },
   {
     files: ['src/shared/**'],
     rules: boundary(
       ['**/host/**', '**/worker/**', 'node:*', 'fs', 'child_process', 'net', 'http', 'https'],
       'src/shared is pure contracts: no I/O, no host or worker imports.',
+      MCP_SDK,
     ),
   },
   {

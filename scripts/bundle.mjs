@@ -66,6 +66,12 @@ await Promise.all([
     entryPoints: [path.join(dist, 'host', 'capabilities', 'fs', 'io-thread.js')],
     outfile: path.join(ioDir, 'io-thread.cjs'),
   }),
+  // The MCP client (the SDK and cadre's adapter over it), loaded only when a server first starts.
+  build({
+    ...cjs,
+    entryPoints: [path.join(dist, 'host', 'capabilities', 'mcp', 'sdk-adapter.js')],
+    outfile: path.join(ioDir, 'mcp-adapter.cjs'),
+  }),
   build({
     ...cjs,
     entryPoints: [path.join(dist, 'host', 'web', 'page-thread.js')],
@@ -87,6 +93,7 @@ for (const file of [
   path.join(workerDir, 'process-entry.cjs'),
   path.join(cliDir, 'cadre.cjs'),
   path.join(ioDir, 'io-thread.cjs'),
+  path.join(ioDir, 'mcp-adapter.cjs'),
 ]) {
   const text = readFileSync(file, 'utf8');
   const at = text.search(/[\u0080-\uffff]/);
@@ -113,6 +120,9 @@ writeId(path.join(workerDir, 'worker.cjs'));
 writeId(path.join(cliDir, 'cadre.cjs'));
 writeId(path.join(ioDir, 'io-thread.cjs'));
 writeCache(path.join(ioDir, 'io-thread.cjs'));
+writeId(path.join(ioDir, 'mcp-adapter.cjs'));
+if (typeof writeCache(path.join(ioDir, 'mcp-adapter.cjs')).openSession !== 'function')
+  throw new Error('mcp-adapter.cjs has no openSession export');
 if (typeof writeCache(path.join(workerDir, 'worker.cjs')).default !== 'function')
   throw new Error('worker.cjs has no default export');
 if (typeof writeCache(path.join(cliDir, 'cadre.cjs')).main !== 'function')

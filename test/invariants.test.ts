@@ -96,6 +96,25 @@ describe('import boundaries', () => {
     expect(bad).toEqual([]);
   });
 
+  it('only the MCP adapter imports @modelcontextprotocol/sdk, and only its client side', async () => {
+    const adapter = path.join(root, 'host', 'capabilities', 'mcp', 'sdk-adapter.ts');
+    const bad: string[] = [];
+    const used: string[] = [];
+    for (const file of await sources(root)) {
+      for (const spec of await importsOf(file)) {
+        if (!spec.startsWith('@modelcontextprotocol/')) continue;
+        if (file !== adapter) bad.push(`${rel(file)} imports ${spec}`);
+        else if (
+          !/^@modelcontextprotocol\/sdk\/((client|shared)\/|types\.js$|validation\/types\.js$)/.test(spec)
+        )
+          bad.push(`${rel(file)} imports ${spec} (client, shared and types only)`);
+        else used.push(spec);
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(used.length).toBeGreaterThan(0);
+  });
+
   it('the checker itself sees every import form', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'cadre-inv-'));
     const file = path.join(dir, 'probe.ts');

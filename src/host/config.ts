@@ -8,12 +8,14 @@ import type { RegistryIssue } from '../shared/agent-definition.js';
 import { closest } from '../shared/closest.js';
 import { parseJsonText } from './config/json-text.js';
 import { type CadreConfig, mergeConfig } from './config/merge.js';
+import { mcpJsonPath, readMcpJson } from './config/mcp-json.js';
 import { ConfigFile, keysAt } from './config/schema.js';
 import { issueMessage } from './config/zod-messages.js';
 import { sortByLine } from './registry/format-issue.js';
 
 export {
   type CadreConfig,
+  type McpServerEntry,
   type SandboxSettings,
   CONFIG_DEFAULTS,
   defaultConfig,
@@ -48,7 +50,7 @@ export interface LoadedConfig {
   merged: CadreConfig;
   errors: ConfigIssue[];
   /** The files read (or looked for). */
-  paths: { project: string; user: string };
+  paths: { project: string; user: string; mcpJson: string };
 }
 
 /** The config file of a directory: `<dir>/.cadre/config.json`. */
@@ -56,22 +58,30 @@ export function configPath(dir: string): string {
   return path.join(dir, '.cadre', 'config.json');
 }
 
-/** Reads and merges `<cwd>/.cadre/config.json` over `<home>/.cadre/config.json`. */
+/**
+ * Reads and merges `<cwd>/.cadre/config.json` over `<home>/.cadre/config.json`, with the project's
+ * `.mcp.json` servers between the two.
+ */
 export async function loadConfig(options: { cwd: string; home: string }): Promise<LoadedConfig> {
-  const paths = { project: configPath(options.cwd), user: configPath(options.home) };
+  const paths = {
+    project: configPath(options.cwd),
+    user: configPath(options.home),
+    mcpJson: mcpJsonPath(options.cwd),
+  };
   // Running from the home directory makes both paths one file: read it once, as the project file.
   const same = path.resolve(paths.project) === path.resolve(paths.user);
-  const [user, project] = await Promise.all([
+  const [user, project, mcpJson] = await Promise.all([
     same
       ? Promise.resolve<ConfigFileResult>({ config: {}, errors: [], found: false })
       : readConfigFile(paths.user),
     readConfigFile(paths.project),
+    readMcpJson(paths.mcpJson),
   ]);
   return {
     project: project.config,
     user: user.config,
-    merged: mergeConfig(user.config, project.config, options),
-    errors: [...project.errors, ...user.errors],
+    merged: mergeConfig(user.config, project.config, options, mcpJson.value),
+    errors: [...project.errors, ...mcpJson.errors, ...user.errors],
     paths,
   };
 }

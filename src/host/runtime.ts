@@ -17,6 +17,8 @@ import type { ModelEnv } from './agents/model-resolve.js';
 import { RuntimeCore } from './agents/runtime-core.js';
 import { AgentTree } from './agents/tree.js';
 import { ApprovalBroker, nonInteractiveResolver, type ApprovalResolver } from './approvals/index.js';
+import { McpRuntime } from './capabilities/mcp/mcp-runtime.js';
+import type { TrustPrompt } from './capabilities/mcp/trust-gate.js';
 import { loadConfig, type CadreConfig } from './config.js';
 import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
 import { Scheduler } from './pool/scheduler.js';
@@ -59,6 +61,12 @@ export interface RuntimeOptions {
   threadIdleTimeoutMs?: number;
   /** Kernel tests only: honour `fault:<kind>` prompts. */
   allowFaultInjection?: boolean;
+  /**
+   * Asked before MCP servers configured by the project start for the first time; answering true
+   * trusts them (recorded in ~/.cadre/mcp-trust.json). Without it, untrusted project servers are
+   * not started and runs are told the command that trusts them (`cadre mcp trust`).
+   */
+  mcpTrust?: TrustPrompt;
 }
 
 /** One running task: its events, its result, and a way to stop it. */
@@ -204,6 +212,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     cassette,
     faultFromPrompt,
+    new McpRuntime({
+      configured: config.mcpServers,
+      env: options.env ?? process.env,
+      cwd,
+      home,
+      sandboxMode: config.sandbox.mode,
+      rules: {
+        allow: config.permissions.allow,
+        ask: config.permissions.ask,
+        deny: config.permissions.deny,
+      },
+      ...(options.mcpTrust ? { trustPrompt: options.mcpTrust } : {}),
+    }),
   );
   let treeSeq = 0;
 
@@ -251,6 +272,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     async close() {
       await core.cancelAll();
+      await core.mcp.close();
       await core.flushCassette();
       await core.audit?.close();
       await pool?.close();

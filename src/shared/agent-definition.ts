@@ -2,6 +2,7 @@
 // definition the registry hands to the runtime (tools expanded, defaults applied, source recorded).
 import * as z from 'zod';
 import { AGENT_NAME_PATTERN, AGENT_NAME_RULE } from './agent-name.js';
+import { McpServerConfig } from './mcp-config.js';
 import { RANGES } from './ranges.js';
 import { PermissionMode } from './task.js';
 import { Profile } from './tools.js';
@@ -31,6 +32,11 @@ export const AgentFrontmatter = z.strictObject({
   maxDepth: z.number().int().min(0).max(16).optional(),
   isolation: z.literal('worktree').optional(),
   color: z.string().optional(),
+  /**
+   * MCP servers for this agent: names of configured servers, or inline definitions. Checked entry
+   * by entry by the registry (see AgentMcpServers), so each problem names its server and field.
+   */
+  mcpServers: z.unknown().optional(),
 });
 /** Frontmatter as written. */
 export type AgentFrontmatter = z.infer<typeof AgentFrontmatter>;
@@ -41,7 +47,6 @@ export const IGNORED_FIELDS: readonly string[] = [
   'hooks',
   'memory',
   'effort',
-  'mcpServers',
   'initialPrompt',
   'background',
   'forkContext',
@@ -88,6 +93,15 @@ export const AgentDefinition = z.object({
   maxDepth: z.number().int().min(0),
   isolation: z.literal('worktree').optional(),
   color: z.string().optional(),
+  /**
+   * True when the agent has every tool (`tools` omitted, `*`, or the full-access profile): it also
+   * gets the tools of every configured MCP server.
+   */
+  inheritsMcpTools: z.boolean().optional(),
+  /** Servers the agent names in `mcpServers`: configured ones by name, or inline definitions. */
+  mcpServers: z
+    .array(z.union([z.object({ name: z.string(), inline: McpServerConfig }), z.object({ name: z.string() })]))
+    .optional(),
 });
 /** A resolved definition. */
 export type AgentDefinition = z.infer<typeof AgentDefinition>;

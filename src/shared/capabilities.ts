@@ -159,10 +159,24 @@ export interface WebFetchResult {
   content: string;
   truncated: boolean;
 }
-/** Call a tool on an MCP server. */
+/** Call a tool on an MCP server: `tool` is the name the model was offered (`mcp__server__tool`). */
 export interface McpCallRequest {
   tool: string;
   input: Record<string, unknown>;
+}
+/** An image a tool returned, base64, in a media type the Messages API takes. */
+export interface ToolImage {
+  mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  data: string;
+}
+/** An MCP tool's result as the model will see it: text (within the server's output budget) and images. */
+export interface McpCallResult {
+  content: string;
+  /** The server marked the result as an error. */
+  isError: boolean;
+  images?: ToolImage[];
+  /** The text was cut to the output budget (a note in `content` says so). */
+  truncated: boolean;
 }
 
 /** The capability table: name -> method. A port carries only the granted names. */
@@ -181,7 +195,7 @@ export interface Capabilities {
   'todos.read'(req: Record<string, never>): Promise<Envelope<TodoItem[]>>;
   'todos.write'(req: { todos: TodoItem[] }): Promise<Envelope<TodoItem[]>>;
   'web.fetch'(req: WebFetchRequest): Promise<Envelope<WebFetchResult>>;
-  'mcp.call'(req: McpCallRequest): Promise<Envelope<unknown>>;
+  'mcp.call'(req: McpCallRequest): Promise<Envelope<McpCallResult>>;
 }
 
 /** A capability name. */

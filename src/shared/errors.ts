@@ -29,6 +29,7 @@ export const ErrorCode = /* @__PURE__ */ z.enum([
   'max_turns',
   'model_error',
   'model_refusal',
+  'mcp_error',
   'io_error',
   'internal',
 ]);
@@ -60,6 +61,7 @@ const FAULT: Record<ErrorCode, ErrorFault> = {
   max_turns: 'model',
   model_error: 'system',
   model_refusal: 'model',
+  mcp_error: 'system',
   io_error: 'system',
   internal: 'system',
 };

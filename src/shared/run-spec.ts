@@ -30,6 +30,8 @@ export interface ExtraToolDef {
   kind: 'agent' | 'mcp';
   /** For kind `agent`: the agent type the call spawns. */
   agentType?: string;
+  /** For kind `mcp`: the server annotates the tool read-only (it may run in parallel with other reads). */
+  readOnly?: boolean;
 }
 
 /**

@@ -235,7 +235,7 @@ export function parseToolSpec(entry: string): ToolSpec | { error: string } {
   return { error: `unknown tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}` };
 }
 
-/** True when `tool` (a concrete tool or mcp name) is matched by a pattern in `list` (`*`, `mcp__s__*`). */
+/** True when `tool` (a concrete tool or mcp name) is matched by `pattern` (`*`, `mcp__s`, `mcp__s__*`). */
 export function toolMatches(tool: string, pattern: string): boolean {
   if (pattern === '*' || pattern === tool) return true;
   if (looksLikeMcp(pattern)) return mcpPatternMatches(pattern, tool);

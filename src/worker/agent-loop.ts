@@ -9,7 +9,7 @@ import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
 import { Conversation, textOfBlocks, type Block } from './loop/conversation.js';
 import { runModelTurn, type ToolUse } from './loop/model-turn.js';
 import { capFanOut } from './loop/fan-out.js';
-import { runToolCalls, type PendingCall } from './loop/run-tools.js';
+import { runToolCalls, type PendingCall, type ToolRunResult } from './loop/run-tools.js';
 import { serverToolEvents } from './loop/server-tools.js';
 import type {
   ModelClient,
@@ -24,7 +24,7 @@ export interface LoopTools {
   /** Tools the provider runs itself (web search); their calls and results arrive in the reply. */
   serverTools?: ServerToolDefinition[];
   /** Runs one call. Failures the model should see come back as `isError` results. */
-  run(name: string, input: unknown, signal?: AbortSignal): Promise<{ content: string; isError: boolean }>;
+  run(name: string, input: unknown, signal?: AbortSignal): Promise<ToolRunResult>;
 }
 
 /** Everything the loop touches, injected. */

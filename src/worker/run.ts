@@ -69,7 +69,8 @@ export async function runWorker(
       spec,
       client,
       tools,
-      isConcurrencySafe: (name) => CONCURRENCY_SAFE_TOOLS.has(name) || tools.isDelegation(name),
+      isConcurrencySafe: (name) =>
+        CONCURRENCY_SAFE_TOOLS.has(name) || tools.isDelegation(name) || tools.isReadOnlyMcp(name),
       now: () => Date.now(),
       signal: abort.signal,
       grace: { requested: () => graceMessage !== undefined, message: () => graceMessage ?? '' },

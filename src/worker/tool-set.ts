@@ -7,8 +7,9 @@ import { exposedAgentTool, taskTool } from './delegation/task-tool.js';
 import { todoReadTool, todoWriteTool } from './delegation/todo-tools.js';
 import { toWire } from '../shared/errors.js';
 import { BUILTIN_TOOLS, capResult } from './tools/index.js';
+import { mcpTool } from './tools/mcp-tool.js';
 import type { ServerToolDefinition } from './models/model-client.js';
-import type { Tool, ToolContext, ToolDefinition } from './tools/tool.js';
+import type { Tool, ToolContext, ToolDefinition, ToolResult } from './tools/tool.js';
 
 /** The version of Anthropic's server-side web search tool cadre offers. */
 export const WEB_SEARCH_TOOL_TYPE = 'web_search_20250305';
@@ -18,9 +19,11 @@ export interface ToolSet {
   definitions: ToolDefinition[];
   /** Tools the model's provider runs itself: WebSearch, when the host offers it. */
   serverTools: ServerToolDefinition[];
-  run(name: string, input: unknown, signal?: AbortSignal): Promise<{ content: string; isError: boolean }>;
+  run(name: string, input: unknown, signal?: AbortSignal): Promise<ToolResult>;
   /** Tools that delegate to subagents (safe to run in parallel). */
   isDelegation(name: string): boolean;
+  /** MCP tools their server annotates read-only (safe to run in parallel). */
+  isReadOnlyMcp(name: string): boolean;
 }
 
 /** Builds the tool set the host granted. */
@@ -42,10 +45,14 @@ export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, sig
     if (tool) tools.set(name, tool);
   }
   const exposed = new Set<string>();
+  const readOnlyMcp = new Set<string>();
   for (const extra of spec.extraTools) {
     if (extra.kind === 'agent') {
       tools.set(extra.name, exposedAgentTool(extra));
       exposed.add(extra.name);
+    } else if (extra.kind === 'mcp' && !tools.has(extra.name)) {
+      tools.set(extra.name, mcpTool(extra));
+      if (extra.readOnly === true) readOnlyMcp.add(extra.name);
     }
   }
   const ctx: ToolContext = { caps, cwd: spec.cwd, limits: spec.caps, readState: new Map(), signal };
@@ -71,21 +78,22 @@ export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, sig
       return runOne(tool, input, ctx);
     },
     isDelegation: (name) => name === 'Task' || exposed.has(name),
+    isReadOnlyMcp: (name) => readOnlyMcp.has(name),
   };
 }
 
 /** Runs one tool; a thrown fault becomes an error result, and output is capped. */
-async function runOne(
-  tool: Tool,
-  input: unknown,
-  ctx: ToolContext,
-): Promise<{ content: string; isError: boolean }> {
-  let result: { content: string; isError: boolean };
+async function runOne(tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+  let result: ToolResult;
   try {
     result = await tool.run(input, ctx);
   } catch (error) {
     const wire = toWire(error);
     result = { content: `${wire.code}: ${tool.name} failed: ${wire.message}`, isError: true };
   }
-  return { content: capResult(result.content, ctx.limits.maxToolResultChars), isError: result.isError };
+  const capped = {
+    content: capResult(result.content, ctx.limits.maxToolResultChars),
+    isError: result.isError,
+  };
+  return result.images && result.images.length > 0 ? { ...capped, images: result.images } : capped;
 }

@@ -40,11 +40,13 @@ describe('loadConfig', () => {
       maxToolInputChars: 2_000_000,
       webFetch: { allowPrivate: [], maxBytes: 5 * 1024 * 1024, timeoutSeconds: 30 },
       webSearch: { allowedDomains: [], blockedDomains: [], endpoints: [] },
+      mcpServers: {},
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
     expect(config.paths).toEqual({
       project: path.join(project, '.cadre/config.json'),
       user: path.join(home, '.cadre/config.json'),
+      mcpJson: path.join(project, '.mcp.json'),
     });
   });
 

@@ -66,7 +66,7 @@ export function delegationHandlers(
       return ok(await waitLendingSlot(core, node, child.done));
     } catch (error) {
       const envelope = fail(error);
-      if (!envelope.ok && (REFUSALS.has(envelope.error.code) || envelope.error.code === 'not_granted')) {
+      if (!envelope.ok && REFUSALS.has(envelope.error.code)) {
         const type = (raw as { subagent_type?: unknown } | null)?.subagent_type;
         const allow = allowRules(envelope.error.details);
         onRefused?.({

@@ -15,6 +15,7 @@ import {
 } from '../../shared/run-spec.js';
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
+import type { RunMcpTools } from '../capabilities/mcp/run-mcp-tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
 import { runToEnd } from '../pool/run-controller.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
@@ -45,6 +46,8 @@ export interface RunNode {
   waitingOn: number;
   /** This run's key in the tree's accounting (a resumed run keeps its agentId but not its usage). */
   runKey: string;
+  /** The MCP tools this run was offered (set once its servers have started). */
+  mcp?: RunMcpTools;
 }
 
 /** What `launch` returns at once; `node.done` settles with the output. */
@@ -79,6 +82,9 @@ export async function launch(
       'invalid_input',
       `--record: this run would use the embedded offline model, which sends no model requests to record; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) or pass --model provider:model to record a real model`,
     );
+  // Which MCP servers the run may use, trusted and with their configuration expanded: a missing
+  // variable refuses the launch here, naming the server and the field. They start once it has a slot.
+  const mcpPlan = await core.mcp.plan(def, grant);
 
   let history: ConversationMessage[] = [];
   let repairs: string[] = [];
@@ -159,6 +165,8 @@ export async function launch(
   const search = offerWebSearch(core, node, model, (message) =>
     deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'info', message }),
   );
+  for (const message of onceInTree(tree, mcpPlan.notices))
+    deliver({ ...stamp, type: 'notice', level: 'warn', message });
   if (model.provider === 'offline' && depth === 0) {
     deliver({
       ...stamp,
@@ -189,6 +197,7 @@ export async function launch(
     tree.record(node.runKey, end.usage);
     deliver({ ...stamp, at: Date.now(), type: 'agent-end', output });
     core.running.delete(agentId);
+    node.mcp?.release();
     node.cancel.abort(cancelReason('parent_cancelled'));
     void transcript.close(output).then(
       () => resolveDone(output),
@@ -215,6 +224,10 @@ export async function launch(
       });
       return;
     }
+    const mcp = await core.mcp.tools(mcpPlan, grant, node.cancel.signal);
+    node.mcp = mcp;
+    for (const message of onceInTree(tree, mcp.notices))
+      deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'warn', message });
     const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant, search);
     const runBudget = input.token_budget ?? def.tokenBudget;
     const endpoint = modelEndpointOf(model);
@@ -223,8 +236,10 @@ export async function launch(
       spec,
       {
         granted: [
-          ...capabilitiesFor(search.tools),
-          ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : []),
+          // mcp.call exists on the port only when the run was offered MCP tools.
+          ...capabilitiesFor(search.tools).filter((c) => c !== 'mcp.call'),
+          ...(spec.extraTools.some((t) => t.kind === 'agent') ? (['agents.task'] as const) : []),
+          ...(mcp.table.size > 0 ? (['mcp.call'] as const) : []),
         ],
         handlers: (ctx) =>
           core.handlersFor(node, {
@@ -289,9 +304,12 @@ function buildSpec(
 ): WorkerRunSpec {
   const rendered = renderPrompt(def.prompt, input.prompt);
   // Agents exposed as tools are subagents too: offered only where the grant may spawn them.
-  const extraTools: ExtraToolDef[] = core
-    .exposedTools(def.name)
-    .filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true);
+  const extraTools: ExtraToolDef[] = [
+    ...core
+      .exposedTools(def.name)
+      .filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true),
+    ...(node.mcp?.defs ?? []),
+  ];
   const fault = core.options.allowFaultInjection ? core.faultFor(input) : undefined;
   return {
     agentId: node.agentId,
@@ -336,6 +354,18 @@ function runCaps(
     maxToolCallsPerMessage,
     maxTasksPerMessage,
   };
+}
+
+/** MCP notices already given in each tree: eight children of one lead say an untrusted server once. */
+const mcpNoticesGiven = new WeakMap<AgentTree, Set<string>>();
+
+/** The notices of `messages` this tree has not been given yet (they count as given now). */
+function onceInTree(tree: AgentTree, messages: readonly string[]): string[] {
+  const given = mcpNoticesGiven.get(tree) ?? new Set<string>();
+  mcpNoticesGiven.set(tree, given);
+  const fresh = messages.filter((m) => !given.has(m));
+  for (const m of fresh) given.add(m);
+  return fresh;
 }
 
 /** An abort reason that is a fault of the host (the transcript could not be opened), not a cancel. */

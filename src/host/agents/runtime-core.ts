@@ -14,6 +14,8 @@ import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
 import type { EffectContext, EffectRefusal } from '../capabilities/effect-context.js';
 import { effectHandlers } from '../capabilities/fs-handlers.js';
+import { mcpCallHandler } from '../capabilities/mcp/call-handler.js';
+import type { McpRuntime } from '../capabilities/mcp/mcp-runtime.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
@@ -70,6 +72,8 @@ export class RuntimeCore {
     readonly options: CoreOptions,
     readonly cassette: string | undefined,
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
+    /** The MCP servers of this runtime, shared by all its runs. */
+    readonly mcp: McpRuntime,
   ) {
     this.byName = new Map(registry.agents.map((a) => [a.name, a]));
     this.names = new AgentNames(registry.agents.map((a) => a.name));
@@ -215,10 +219,12 @@ export class RuntimeCore {
       ...(ctx.notice ? { notice: ctx.notice } : {}),
       ...(ctx.onRefused ? { onRefused: ctx.onRefused } : {}),
     };
+    const mcp = node.mcp?.table;
     return {
       ...effectHandlers(effects),
       ...webHandlers(effects, this.config.webFetch),
       ...delegationHandlers(this, node, ctx.onRefused),
+      ...(mcp && mcp.size > 0 ? { 'mcp.call': mcpCallHandler(effects, mcp) } : {}),
     };
   }
 

@@ -120,8 +120,12 @@ export function judgeContext(ctx: EffectContext): JudgeContext {
   };
 }
 
-/** Codes that mean the policy or a person refused the call (audited as `deny`, reported as `effect-refused`). */
+/**
+ * Codes that mean the policy, a person or the run's grant refused the call (audited as `deny`,
+ * reported as `effect-refused`): `not_granted` is a Task type or an MCP tool the run was not given.
+ */
 export const REFUSALS: ReadonlySet<string> = new Set([
+  'not_granted',
   'permission_denied',
   'approval_denied',
   'path_outside_project',

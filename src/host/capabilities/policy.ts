@@ -168,7 +168,7 @@ function decideUnsafe(input: PolicyInput): PolicyDecision {
     case 'web.search':
       return decideWebSearch(ctx);
     case 'mcp.call':
-      return decideMcp(input.tool, ctx);
+      return decideMcp(input.tool, ctx, input.readOnly === true);
     case 'agents.task':
       return decideTask(input.agentType, ctx);
     case 'model.request':

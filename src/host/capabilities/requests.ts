@@ -7,6 +7,8 @@ import { TodoItem } from '../../shared/tools.js';
 const path = z.string().min(1).max(4096);
 const globPattern = z.string().min(1).max(1000);
 const globLimit = z.number().int().positive().max(100_000);
+/** Largest MCP tool input a worker may send (JSON characters). */
+const MCP_INPUT_MAX_CHARS = 1024 * 1024;
 
 /** Request schema per capability. */
 export const CapabilityRequests = {
@@ -55,4 +57,15 @@ export const CapabilityRequests = {
   'todos.read': z.strictObject({}),
   'todos.write': z.strictObject({ todos: z.array(TodoItem).max(200) }),
   'web.fetch': z.strictObject({ url: z.string().min(1).max(2000) }),
+  'mcp.call': z.strictObject({
+    tool: z
+      .string()
+      .max(200)
+      .regex(/^mcp__[A-Za-z0-9_-]+$/, 'must be an MCP tool name such as mcp__github__create_issue'),
+    input: z
+      .record(z.string(), z.unknown())
+      .refine((input) => JSON.stringify(input).length <= MCP_INPUT_MAX_CHARS, {
+        message: `must be at most ${MCP_INPUT_MAX_CHARS} characters as JSON`,
+      }),
+  }),
 } as const;

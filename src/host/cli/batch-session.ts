@@ -87,10 +87,16 @@ export async function runBatchSession(
   if (!mode.supervised || restarted) await repairAndWarn(outPath, ctx.io);
   const content = await readTasks(settings);
   const { clean } = await globalOptions(command, ctx);
-  const runtime = await runtimeFromFlags(command, ctx, {
-    ...settings.flags,
-    ...(settings.concurrency ? { concurrency: String(settings.concurrency) } : {}),
-  });
+  // A batch never stops to ask whether to trust project MCP servers: untrusted ones are refused.
+  const runtime = await runtimeFromFlags(
+    command,
+    ctx,
+    {
+      ...settings.flags,
+      ...(settings.concurrency ? { concurrency: String(settings.concurrency) } : {}),
+    },
+    { askTrust: false },
+  );
   try {
     const parsed = parseTaskFile(
       settings.tasksPath,

@@ -6,6 +6,7 @@ import { registerAgentsCommand } from './commands/agents.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerBatchCommand } from './commands/batch.js';
 import { registerExploreCommand } from './commands/explore.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerTranscripts } from './commands/transcripts.js';
 import { type CliContext, processContext, UsageError } from './context.js';
@@ -21,6 +22,7 @@ export const COMMANDS: CommandRegistrar[] = [
   registerExploreCommand,
   registerBatchCommand,
   registerAgentsCommand,
+  registerMcpCommand,
   registerTranscripts,
   registerAuditCommand,
 ];

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
+import type { McpServerConfig, McpServersConfig } from '../../shared/mcp-config.js';
 import { DEFAULT_CAPS } from '../../shared/run-spec.js';
 import type {
   ConfigFile,
@@ -62,6 +63,8 @@ export interface CadreConfig {
   maxToolInputChars: number;
   webFetch: WebFetchSettings;
   webSearch: WebSearchSettings;
+  /** MCP servers by name: the project's config.json over `.mcp.json` over the user's config.json. */
+  mcpServers: Record<string, McpServerEntry>;
 }
 
 /** The merged `webFetch` block: the private hosts add up across the two files. */
@@ -81,6 +84,27 @@ export interface WebSearchSettings {
   maxUses?: number;
   /** Base URLs besides Anthropic's API that offer the server-side web search tool. */
   endpoints: string[];
+}
+
+/**
+ * One configured MCP server and where it came from. Project servers (`.mcp.json`, the project's
+ * config.json, project agent files) run only once the user trusts them (`cadre mcp trust`).
+ */
+export interface McpServerEntry {
+  name: string;
+  /** The configuration as written (`${VAR}` not yet expanded); absent when `error` is set. */
+  config?: McpServerConfig;
+  /** Why the entry cannot be used (a `.mcp.json` entry cadre cannot read). */
+  error?: string;
+  scope: 'project' | 'user';
+  /** The file it came from. */
+  origin: string;
+}
+
+/** `.mcp.json` as read: usable entries and, per server, why one could not be read. */
+export interface McpJsonServers {
+  path: string;
+  servers: Record<string, { config: McpServerConfig } | { error: string }>;
 }
 
 /** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
@@ -127,8 +151,13 @@ export function defaultConfig(): CadreConfig {
   return mergeConfig({}, {}, { cwd: process.cwd(), home: process.cwd() });
 }
 
-/** Merges the user file under the project file. */
-export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: ConfigBases): CadreConfig {
+/** Merges the user file under the project file (and the project's `.mcp.json` between the two). */
+export function mergeConfig(
+  user: ConfigFile,
+  project: ConfigFile,
+  bases: ConfigBases,
+  mcpJson?: McpJsonServers,
+): CadreConfig {
   const resolveUser = (p: string) => resolvePath(p, bases.home, bases.home);
   const resolveProject = (p: string) => resolvePath(p, bases.cwd, bases.home);
   const rules = (key: 'allow' | 'ask' | 'deny') => [
@@ -166,6 +195,7 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
       project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
     webFetch: mergeWebFetch(user.webFetch, project.webFetch),
     webSearch: mergeWebSearch(user.webSearch, project.webSearch),
+    mcpServers: mergeMcpServers(user.mcpServers, project.mcpServers, bases, mcpJson),
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;
@@ -231,6 +261,24 @@ function mergeWebSearch(
 }
 
 // --- end WebFetch and WebSearch ---
+
+function mergeMcpServers(
+  user: McpServersConfig | undefined,
+  project: McpServersConfig | undefined,
+  bases: ConfigBases,
+  mcpJson: McpJsonServers | undefined,
+): Record<string, McpServerEntry> {
+  const out: Record<string, McpServerEntry> = {};
+  const userFile = path.join(bases.home, '.cadre', 'config.json');
+  const projectFile = path.join(bases.cwd, '.cadre', 'config.json');
+  for (const [name, config] of Object.entries(user ?? {}))
+    out[name] = { name, config, scope: 'user', origin: userFile };
+  for (const [name, entry] of Object.entries(mcpJson?.servers ?? {}))
+    out[name] = { name, ...entry, scope: 'project', origin: mcpJson?.path ?? '.mcp.json' };
+  for (const [name, config] of Object.entries(project ?? {}))
+    out[name] = { name, config, scope: 'project', origin: projectFile };
+  return out;
+}
 
 function resolvePath(p: string, base: string, home: string): string {
   if (p === '~') return home;

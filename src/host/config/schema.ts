@@ -1,8 +1,9 @@
 // The `.cadre/config.json` schema: what a project or user config file may contain, field by field.
 // Strict at every level so a mistyped key is reported instead of silently doing nothing.
 import * as z from 'zod';
+import { MCP_SERVER_KEYS, McpServersConfig } from '../../shared/mcp-config.js';
 import { PermissionMode } from '../../shared/task.js';
-import { RANGES, type NumberRange, type RangedKey } from '../../shared/ranges.js';
+import { rangedNumber as ranged } from '../../shared/ranges.js';
 
 const nonEmpty = z.string().min(1, 'must not be empty');
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
@@ -73,13 +74,6 @@ export type SandboxConfig = z.infer<typeof SandboxConfig>;
 export const IsolationMode = z.enum(['thread', 'process']);
 /** An isolation mode. */
 export type IsolationMode = z.infer<typeof IsolationMode>;
-
-/** A number in the range shared/ranges.ts gives `key`. */
-const ranged = (key: RangedKey) => {
-  const range: NumberRange = RANGES[key];
-  const base = range.integer ? z.number().int() : z.number();
-  return base.min(range.min).max(range.max);
-};
 
 // --- WebFetch and WebSearch ---
 
@@ -160,6 +154,8 @@ export const ConfigFile = z.strictObject({
   maxToolInputChars: ranged('maxToolInputChars').optional(),
   webFetch: WebFetchConfig.optional(),
   webSearch: WebSearchConfig.optional(),
+  /** MCP servers by name, as in Claude Code's `.mcp.json` (see shared/mcp-config.ts). */
+  mcpServers: McpServersConfig.optional(),
 });
 /** One config file as written. */
 export type ConfigFile = z.infer<typeof ConfigFile>;
@@ -174,5 +170,7 @@ export function keysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 2 && path[0] === 'providers') return Object.keys(ProviderConfig.shape);
   if (path.length === 1 && path[0] === 'webFetch') return Object.keys(WebFetchConfig.shape);
   if (path.length === 1 && path[0] === 'webSearch') return Object.keys(WebSearchConfig.shape);
+  if (path.length === 2 && path[0] === 'mcpServers') return MCP_SERVER_KEYS;
+  if (path.length === 3 && path[0] === 'mcpServers' && path[2] === 'sandbox') return ['network', 'writable'];
   return [];
 }

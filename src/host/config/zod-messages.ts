@@ -32,6 +32,11 @@ export function issueMessage(issue: z.core.$ZodIssue, root: unknown): string {
         : 'less than';
     return `must be ${relation} ${String(bound)} (got ${value})`;
   }
+  if (issue.code === 'invalid_key') {
+    // A map key its schema refuses (a server name with a dot): say what a key must look like.
+    const key = String(issue.path.at(-1) ?? '');
+    return `"${key}" is not a valid name: ${issue.issues[0]?.message ?? 'refused'}`;
+  }
   if (issue.code === 'invalid_value') {
     const options = issue.values.map(String);
     const hint = typeof value === 'string' ? closest(value, options) : undefined;

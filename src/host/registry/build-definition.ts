@@ -15,6 +15,7 @@ import { isAgentName } from '../../shared/agent-name.js';
 import { modelNameProblem } from '../agents/model-resolve.js';
 import { describeValue, issueMessage, valueAt } from '../config/zod-messages.js';
 import { sortByLine } from './format-issue.js';
+import { parseMcpServersField } from './mcp-servers-field.js';
 import { staticNotInEffect } from './not-in-effect.js';
 import { unknownKeyProblem } from './unknown-keys.js';
 import { resolveTools } from './resolve-tools.js';
@@ -90,6 +91,8 @@ export function buildDefinition(
   for (const t of tools.warnings) warnings.push(issue(t.field, t.message));
   for (const n of staticNotInEffect(def))
     warnings.push(issue(n.field, `${n.item}: not in effect: ${n.reason}`));
+  const mcp = parseMcpServersField(def.mcpServers);
+  for (const m of mcp.issues) errors.push(issue(m.field, m.message));
 
   const bodyText = body?.trim() ?? '';
   if (body !== undefined && bodyText !== '' && def.prompt !== undefined) {
@@ -135,6 +138,8 @@ export function buildDefinition(
     maxDepth: def.maxDepth ?? AGENT_DEFAULTS.maxDepth,
   };
   if (tools.taskTypes !== undefined) agent.taskTypes = tools.taskTypes;
+  if (tools.allTools) agent.inheritsMcpTools = true;
+  if (mcp.refs.length > 0) agent.mcpServers = mcp.refs;
   if (def.maxTurns !== undefined) agent.maxTurns = def.maxTurns;
   if (def.permissionMode !== undefined) agent.permissionMode = def.permissionMode;
   if (def.tokenBudget !== undefined) agent.tokenBudget = def.tokenBudget;

@@ -8,6 +8,7 @@
 // numbers to the ranges the schema holds them to (shared/ranges.ts).
 import { type AgentDefinition, type RegistryIssue } from '../../shared/agent-definition.js';
 import { isAgentName } from '../../shared/agent-name.js';
+import { McpServerConfig } from '../../shared/mcp-config.js';
 import { parseMcpName } from '../../shared/mcp-names.js';
 import { isPermissionMode } from '../../shared/permission-modes.js';
 import { RANGES } from '../../shared/ranges.js';
@@ -37,6 +38,18 @@ const optional =
   (v) =>
     v === undefined || check(v);
 
+/** An agent's `mcpServers`: `{ name }` or `{ name, inline }`, the inline config as its schema holds it. */
+const isServerList: Check = (v) =>
+  Array.isArray(v) &&
+  v.every(
+    (e) =>
+      isRecord(e) &&
+      typeof (e as { name?: unknown }).name === 'string' &&
+      Object.keys(e as object).every((k) => k === 'name' || k === 'inline') &&
+      ((e as { inline?: unknown }).inline === undefined ||
+        McpServerConfig.safeParse((e as { inline?: unknown }).inline).success),
+  );
+
 const BUILTIN: ReadonlySet<string> = new Set(TOOL_NAMES);
 /** A tool a parse can grant: a built-in, or an MCP tool or server wildcard. */
 const grantable = (t: string) => BUILTIN.has(t) || (parseMcpName(t) !== undefined && t.startsWith('mcp__'));
@@ -61,6 +74,8 @@ const FIELDS: Record<keyof StoredDefinition, Check> = {
   maxDepth: ranged('maxDepth'),
   isolation: optional((v) => v === 'worktree'),
   color: optional(isString),
+  mcpServers: optional(isServerList),
+  inheritsMcpTools: optional(isBoolean),
 };
 const KEYS: ReadonlySet<string> = new Set(Object.keys(FIELDS));
 const CHECKS = Object.entries(FIELDS) as [string, Check][];

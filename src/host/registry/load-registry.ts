@@ -12,6 +12,7 @@ import {
 } from '../../shared/agent-definition.js';
 import { agentKey, AgentNames } from '../../shared/agent-name.js';
 import type { ModelEnv } from '../agents/model-resolve.js';
+import { agentServers } from '../capabilities/mcp/agent-servers.js';
 import { configPath, type LoadedConfig, loadConfig } from '../config.js';
 import { readCliAgents } from './cli-agents.js';
 import { markNotInEffect } from './mark-not-in-effect.js';
@@ -177,9 +178,22 @@ export async function loadRegistry(options: LoadRegistryOptions): Promise<Regist
           message: `Task(${type}): no agent named "${type}" is defined${hint ? ` (did you mean "${hint}"?)` : ''}`,
         });
     }
+    warnings.push(...mcpNameWarnings(agent, config.merged.mcpServers));
   }
   warnings.push(...markNotInEffect(agents, config.merged, options.env ?? {}));
   return { agents, errors, warnings };
+}
+
+/** MCP servers an agent names (in `tools` or `mcpServers`) that no configuration defines. */
+function mcpNameWarnings(
+  agent: LoadedAgent,
+  configured: LoadedConfig['merged']['mcpServers'],
+): RegistryIssue[] {
+  return agentServers(agent, configured).missing.map((name) => ({
+    path: agent.path,
+    field: agent.mcpServers?.some((r) => r.name === name) ? 'mcpServers' : 'tools',
+    message: `no MCP server "${name}" is configured (add it to .mcp.json or to mcpServers in .cadre/config.json or ~/.cadre/config.json); its tools are not available to this agent`,
+  }));
 }
 
 // The definition plus its provenance. A parse's definition is used once, so it is extended in

@@ -43,16 +43,13 @@ export function notInEffect(
 ): { marks: NotInEffect[]; warn: NotInEffect[] } {
   const marks = staticNotInEffect(def);
   const warn: NotInEffect[] = [];
+  // The load warns about missing MCP servers once per server (load-registry's mcpNameWarnings);
+  // here each tool is only marked, for `agents show`.
+  const own = new Set((def.mcpServers ?? []).map((s) => s.name));
   for (const tool of def.tools) {
     const server = mcpServerOf(tool);
-    if (server === undefined || ctx.mcpServers.has(server)) continue;
-    const mark = {
-      field: 'tools',
-      item: tool,
-      reason: `no MCP server "${server}" is configured (cadre cannot run MCP servers yet)`,
-    };
-    marks.push(mark);
-    warn.push(mark);
+    if (server === undefined || ctx.mcpServers.has(server) || own.has(server)) continue;
+    marks.push({ field: 'tools', item: tool, reason: `no MCP server "${server}" is configured` });
   }
   if (def.tools.includes('WebSearch')) {
     const why = ctx.webSearchUnavailable(def.model);

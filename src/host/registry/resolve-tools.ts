@@ -34,6 +34,8 @@ export interface ToolResolution {
   taskTypes?: string[];
   /** The deny entries as written (normalised), kept so the runtime binds the agent's subtree too. */
   disallowedTools: string[];
+  /** True for "every tool" (omitted, `*`, full-access): MCP tools of every configured server too. */
+  allTools: boolean;
   errors: ToolIssue[];
   /** Entries that grant nothing (Claude Code tools cadre does not provide). */
   warnings: ToolIssue[];
@@ -56,6 +58,8 @@ export function resolveTools(fields: ToolFields): ToolResolution {
   let anyTask = false;
 
   const granted = toolEntries(fields.tools);
+  let allTools =
+    (fields.tools === undefined && fields.profile === undefined) || fields.profile === 'full-access';
   if (fields.tools === undefined && fields.profile === undefined)
     for (const t of ToolNames.options) builtins.add(t);
   if (fields.profile !== undefined) for (const t of PROFILES[fields.profile]) builtins.add(t);
@@ -70,6 +74,7 @@ export function resolveTools(fields: ToolFields): ToolResolution {
     } else if (spec.kind === 'all') {
       for (const t of ToolNames.options) builtins.add(t);
       anyTask = true;
+      allTools = true;
     } else if (spec.kind === 'mcp') mcp.push(spec.name);
     else if (spec.kind === 'task') {
       builtins.add('Task');
@@ -105,6 +110,7 @@ export function resolveTools(fields: ToolFields): ToolResolution {
       continue;
     }
     const pattern = spec.kind === 'all' ? '*' : spec.name;
+    if (spec.kind === 'all') allTools = false;
     tools = tools.filter((t) => !toolMatches(t, pattern));
   }
   if (!tools.includes('Task')) taskTypes = undefined;
@@ -115,7 +121,7 @@ export function resolveTools(fields: ToolFields): ToolResolution {
       message: `leaves the agent with no tools${lacking}; an agent needs at least one`,
     });
   }
-  const result: ToolResolution = { tools, disallowedTools: denied, errors, warnings };
+  const result: ToolResolution = { tools, disallowedTools: denied, allTools, errors, warnings };
   if (taskTypes !== undefined) result.taskTypes = [...taskTypes];
   return result;
 }

@@ -1,6 +1,7 @@
 // Runs one model turn's tool calls: consecutive concurrency-safe calls together, any other call
 // alone and in order, so a Read after an Edit sees the edit. Results keep the model's order;
 // `tool-result` events go out as each call finishes.
+import type { ToolImage } from '../../shared/capabilities.js';
 import { toWire } from '../../shared/errors.js';
 import type { AgentEvent } from '../../shared/events.js';
 import type { Block } from './conversation.js';
@@ -14,9 +15,16 @@ export interface PendingCall {
   refusal?: string;
 }
 
+/** What one tool call returns: its text, whether it failed, and any images for the model. */
+export interface ToolRunResult {
+  content: string;
+  isError: boolean;
+  images?: ToolImage[];
+}
+
 /** What running tools needs from the loop. */
 export interface ToolRunContext {
-  run(name: string, input: unknown, signal?: AbortSignal): Promise<{ content: string; isError: boolean }>;
+  run(name: string, input: unknown, signal?: AbortSignal): Promise<ToolRunResult>;
   isConcurrencySafe(name: string): boolean;
   signal: AbortSignal;
   now(): number;
@@ -38,6 +46,7 @@ export const PREVIEW_CHARS = 2_000;
 interface Outcome {
   content: string;
   isError: boolean;
+  images?: ToolImage[];
   durationMs: number;
 }
 
@@ -83,7 +92,7 @@ export async function* runToolCalls(
   }
   return calls.map((call, i) => {
     const o = outcomes[i] as Outcome;
-    const block: Block = { type: 'tool_result', tool_use_id: call.id, content: o.content };
+    const block: Block = { type: 'tool_result', tool_use_id: call.id, content: resultContent(o) };
     if (o.isError) block['is_error'] = true;
     return block;
   });
@@ -115,7 +124,7 @@ async function runOne(call: PendingCall, ctx: ToolRunContext): Promise<Outcome> 
       isError: true,
       durationMs: 0,
     };
-  let result: { content: string; isError: boolean };
+  let result: ToolRunResult;
   try {
     result = await ctx.run(call.name, call.input, ctx.signal);
   } catch (error) {
@@ -123,11 +132,25 @@ async function runOne(call: PendingCall, ctx: ToolRunContext): Promise<Outcome> 
     result = { content: `${wire.code}: ${call.name} failed: ${wire.message}`, isError: true };
   }
   const content = typeof result.content === 'string' ? result.content : String(result.content);
-  return {
+  const outcome: Outcome = {
     content: cap(content, ctx.maxResultChars),
     isError: result.isError === true,
     durationMs: Math.max(0, ctx.now() - started),
   };
+  if (Array.isArray(result.images) && result.images.length > 0) outcome.images = result.images;
+  return outcome;
+}
+
+/** A tool_result's content: the text alone, or the text followed by image blocks. */
+function resultContent(o: Outcome): string | Block[] {
+  if (!o.images) return o.content;
+  return [
+    ...(o.content === '' ? [] : [{ type: 'text', text: o.content }]),
+    ...o.images.map((image) => ({
+      type: 'image',
+      source: { type: 'base64', media_type: image.mediaType, data: image.data },
+    })),
+  ];
 }
 
 function cap(text: string, max: number): string {

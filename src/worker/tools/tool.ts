@@ -1,7 +1,7 @@
 // The shape of one tool's logic in the worker: its model-facing definition, its input schema and
 // `run`, plus the small helpers every tool shares (result values, input parsing, JSON schema).
 import * as z from 'zod';
-import type { GrantedCapabilities } from '../../shared/capabilities.js';
+import type { GrantedCapabilities, ToolImage } from '../../shared/capabilities.js';
 import type { RunCaps } from '../../shared/run-spec.js';
 import { formatZodError } from '../../shared/zod-format.js';
 
@@ -9,6 +9,8 @@ import { formatZodError } from '../../shared/zod-format.js';
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** Images shown to the model after the text (MCP tools). */
+  images?: ToolImage[];
 }
 
 /** What a tool may touch during one call. Everything outside the worker goes through `caps`. */

@@ -1,5 +1,7 @@
 // Test harness for end-to-end agent runs: a temp project, the fake Messages API server scripted per
 // agent (by system prompt), and a runtime pointed at it through the real SDK.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../../src/host/runtime.js';
 import {
   startFakeAnthropic,
@@ -23,6 +25,7 @@ export interface Harness {
   server: FakeAnthropic;
   runtime: Runtime;
   dir: string;
+  home: string;
   close(): Promise<void>;
 }
 
@@ -46,6 +49,8 @@ export async function startHarness(
   options: Partial<RuntimeOptions> & {
     /** Project files; a function gets the fake server's URL (for config that names it). */
     files?: Record<string, string> | ((serverUrl: string) => Record<string, string>);
+    /** Files written under the user's home (for `~/.cadre/config.json`). */
+    homeFiles?: Record<string, string>;
   } = {},
 ): Promise<Harness> {
   const server = await startFakeAnthropic({
@@ -59,11 +64,17 @@ export async function startHarness(
   });
   const files = typeof options.files === 'function' ? options.files(server.url) : options.files;
   const project = await tempProject(files ?? { 'README.md': '# test project\n' });
-  const { files: _files, ...rest } = options;
+  for (const [rel, content] of Object.entries(options.homeFiles ?? {})) {
+    const file = path.join(project.home, rel);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+  }
+  const { files: _files, homeFiles: _homeFiles, env, ...rest } = options;
   const runtime = await createRuntime({
     cwd: project.dir,
     home: project.home,
-    env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url },
+    // More variables may be given; the model's key and URL are always the fake server's.
+    env: { ...env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url },
     agents: agentsJson(defs),
     ...rest,
   });
@@ -71,6 +82,7 @@ export async function startHarness(
     server,
     runtime,
     dir: project.dir,
+    home: project.home,
     async close() {
       await runtime.close();
       await server.close();

@@ -5,7 +5,13 @@ import { resolveTools, toolEntries } from '../../../src/host/registry/resolve-to
 describe('resolveTools', () => {
   it('omitted tools inherit every built-in, with Task open to any type', () => {
     const r = resolveTools({});
-    expect(r).toEqual({ tools: ToolName.options, disallowedTools: [], errors: [], warnings: [] });
+    expect(r).toEqual({
+      tools: ToolName.options,
+      disallowedTools: [],
+      allTools: true,
+      errors: [],
+      warnings: [],
+    });
   });
 
   it('a comma string and a list give the same canonical order, without duplicates', () => {
@@ -85,6 +91,24 @@ describe('resolveTools', () => {
     expect(resolveTools({ tools: 'Task(Bad Type)' }).errors[0]?.message).toMatch(/invalid agent type/);
     expect(resolveTools({ tools: 'mcp__a__' }).errors[0]?.message).toMatch(/not an MCP tool name/);
     expect(resolveTools({ tools: 'mcp__' }).errors[0]?.message).toMatch(/not an MCP tool name/);
+    expect(resolveTools({ tools: 'mcp__a b' }).errors[0]?.message).toMatch(/not an MCP tool name/);
+  });
+
+  it('mcp__server means every tool of that server, in tools and in disallowedTools', () => {
+    expect(resolveTools({ tools: 'Read, mcp__github' }).tools).toEqual(['Read', 'mcp__github__*']);
+    const denied = resolveTools({ disallowedTools: 'mcp__github' });
+    expect(denied.disallowedTools).toEqual(['mcp__github__*']);
+    expect(denied.errors).toEqual([]);
+  });
+
+  it('allTools marks "every tool" (omitted, *, full-access), which also brings every MCP server', () => {
+    expect(resolveTools({}).allTools).toBe(true);
+    expect(resolveTools({ tools: '*' }).allTools).toBe(true);
+    expect(resolveTools({ profile: 'full-access' }).allTools).toBe(true);
+    expect(resolveTools({ disallowedTools: 'Bash, mcp__x__*' }).allTools).toBe(true);
+    expect(resolveTools({ tools: 'Read, mcp__x__*' }).allTools).toBe(false);
+    expect(resolveTools({ profile: 'read-only' }).allTools).toBe(false);
+    expect(resolveTools({ tools: '*', disallowedTools: '*' }).allTools).toBe(false);
   });
 
   it('an empty list is an error, not "inherit all"', () => {

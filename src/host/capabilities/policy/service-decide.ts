@@ -76,8 +76,11 @@ export function decideWebSearch(ctx: ServiceContext): PolicyDecision {
   return byRules(ctx, (r) => r.tool === 'WebSearch', 'read', 'searching the web', []);
 }
 
-/** `mcp.call`: `mcp__server`, `mcp__server__*` or `mcp__server__tool` rules. */
-export function decideMcp(tool: unknown, ctx: ServiceContext): PolicyDecision {
+/**
+ * `mcp.call`: `mcp__server`, `mcp__server__*` or `mcp__server__tool` rules. A call asks by default;
+ * a tool its server annotates read-only is judged as a read (allowed where the mode allows reads).
+ */
+export function decideMcp(tool: unknown, ctx: ServiceContext, readOnly = false): PolicyDecision {
   const parsed = typeof tool === 'string' ? parseMcpName(tool) : undefined;
   if (
     typeof tool !== 'string' ||
@@ -93,7 +96,7 @@ export function decideMcp(tool: unknown, ctx: ServiceContext): PolicyDecision {
   }
   const matches = (r: ParsedRule) =>
     r.tool === 'mcp' && r.mcpName !== undefined && mcpPatternMatches(r.mcpName, tool);
-  return byRules(ctx, matches, 'mcp', `calling ${tool}`, [tool]);
+  return byRules(ctx, matches, readOnly ? 'read' : 'mcp', `calling ${tool}`, [tool]);
 }
 
 /** `agents.task`: `Task` / `Agent` rules, optionally naming agent types. Allowed by default in every mode. */

@@ -37,6 +37,8 @@ export interface PolicyInput {
   modelEndpoint?: string;
   /** `mcp.call`: the full tool name, `mcp__server__tool`. */
   tool?: string;
+  /** `mcp.call`: the server annotates the tool read-only (set by the host from the server's tool list, never by the worker). */
+  readOnly?: boolean;
   /** `agents.task`: the agent type asked for. */
   agentType?: string;
   /** The project directory, real and absolute. */

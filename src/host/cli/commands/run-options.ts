@@ -8,6 +8,7 @@ import { RANGES, rangeProblem, type RangedKey } from '../../../shared/ranges.js'
 import { formatIssue } from '../../registry/index.js';
 import { createRuntime, type Runtime } from '../../runtime.js';
 import { globalOptions, UsageError, type CliContext } from '../context.js';
+import { terminalTrustPrompt } from './trust-prompt.js';
 
 /** The raw values commander hands over. */
 export interface RunFlags {
@@ -63,8 +64,16 @@ export function permissionMode(value: string | undefined): PermissionMode | unde
   return parsed.data;
 }
 
-/** Builds the runtime for a command from the global and run flags. */
-export async function runtimeFromFlags(command: Command, ctx: CliContext, flags: RunFlags): Promise<Runtime> {
+/**
+ * Builds the runtime for a command from the global and run flags. `askTrust: false` (batches)
+ * never asks on the terminal whether to trust project MCP servers: untrusted ones are refused.
+ */
+export async function runtimeFromFlags(
+  command: Command,
+  ctx: CliContext,
+  flags: RunFlags,
+  options: { askTrust?: boolean } = {},
+): Promise<Runtime> {
   const global = await globalOptions(command, ctx);
   const mode = permissionMode(flags.permissionMode);
   const maxTurns = rangedFlag('--max-turns', flags.maxTurns, 'maxTurns');
@@ -75,7 +84,9 @@ export async function runtimeFromFlags(command: Command, ctx: CliContext, flags:
   if (flags.isolation !== undefined && flags.isolation !== 'thread' && flags.isolation !== 'process') {
     throw new UsageError(`--isolation: expected thread or process, got "${flags.isolation}"`);
   }
+  const trust = options.askTrust === false ? undefined : terminalTrustPrompt();
   const runtime = await createRuntime({
+    ...(trust ? { mcpTrust: trust } : {}),
     cwd: global.cwd,
     home: global.home,
     env: ctx.env,

@@ -1,0 +1,71 @@
+// The `mcp.call` capability of one run: the name the worker sends is looked up in the run's own
+// table (a name the run was not offered does not exist), the call passes the one policy function
+// and the approval queue like any effect, runs with the server's explicit timeout, is cancelled on
+// the server (`notifications/cancelled`) when the run ends first, and is audited either way.
+import type { Capabilities } from '../../../shared/capabilities.js';
+import { CadreError, isCadreError } from '../../../shared/errors.js';
+import { terminalText } from '../../terminal-text.js';
+import { audited, authorize, parseRequest, type EffectContext } from '../effect-context.js';
+import { formatMcpResult } from './result-format.js';
+import type { RunMcpTool } from './run-mcp-tools.js';
+
+/** Builds the handler over `table`, the tools this run was offered. */
+export function mcpCallHandler(
+  ctx: EffectContext,
+  table: ReadonlyMap<string, RunMcpTool>,
+): Capabilities['mcp.call'] {
+  return (raw) => {
+    const r = raw as { tool?: unknown; input?: unknown };
+    const keys = typeof r?.input === 'object' && r.input !== null ? Object.keys(r.input).slice(0, 20) : [];
+    const summary = `${String(r?.tool ?? '').slice(0, 200)} (input keys: ${keys.join(', ') || 'none'})`;
+    return audited(ctx, 'mcp.call', summary, async () => {
+      const req = parseRequest('mcp.call', raw);
+      const entry = table.get(req.tool);
+      if (!entry)
+        throw new CadreError(
+          'not_granted',
+          `no MCP tool named "${req.tool}" is available to this agent; use only the tools it was offered`,
+        );
+      const reason = await authorize(
+        ctx,
+        { capability: 'mcp.call', tool: entry.name, readOnly: entry.readOnly },
+        // The tool's own name is the server's choice: it is shown to a person, made inert.
+        `call ${entry.name} (tool "${terminalText(entry.tool, { multiline: false })}" of MCP server "${entry.server}") with ${keys.length} input field${keys.length === 1 ? '' : 's'}`,
+      );
+      const result = await callLinked(entry, req.input, ctx.signal);
+      return {
+        value: formatMcpResult(result, entry.maxOutputChars),
+        reason: `${reason}; ${entry.server}/${entry.tool}`,
+      };
+    });
+  };
+}
+
+/**
+ * Calls with a signal of the call's own, aborted when the run ends while the call is in flight
+ * and released when it settles: the SDK never removes its listener from a signal, and a signal
+ * that outlives the call would send a cancellation for a request already answered.
+ */
+async function callLinked(entry: RunMcpTool, input: Record<string, unknown>, run: AbortSignal) {
+  const call = new AbortController();
+  const onEnd = () => call.abort(new CadreError('cancelled', 'the calling agent ended'));
+  if (run.aborted) onEnd();
+  else run.addEventListener('abort', onEnd, { once: true });
+  try {
+    return await entry.connection.call(entry.tool, input, {
+      timeoutMs: entry.timeoutMs,
+      signal: call.signal,
+    });
+  } catch (error) {
+    if (isCadreError(error) && error.code === 'timeout')
+      throw new CadreError(
+        'timeout',
+        `${entry.name} did not answer within ${entry.timeoutMs / 1000} s (the timeout of MCP server "${entry.server}"); the call was cancelled on the server`,
+      );
+    if (isCadreError(error) && error.code === 'cancelled')
+      throw new CadreError('cancelled', `${entry.name} was cancelled because the calling agent ended`);
+    throw error;
+  } finally {
+    run.removeEventListener('abort', onEnd);
+  }
+}

@@ -1,0 +1,84 @@
+// The one place an MCP stdio server meets the command sandbox: the same bubblewrap setup the Bash
+// tool's commands get (read-only root, fresh PID namespace that takes every descendant down with
+// the server, private /tmp), except that the network is kept (most servers call an API), the
+// project is mounted read-only, and the server's own state directory is its writable HOME.
+// `sandbox.mode` applies as for commands: `required` refuses to start a server without it.
+import { mkdir } from 'node:fs/promises';
+import { CadreError } from '../../../shared/errors.js';
+import { commandEnv } from '../exec.js';
+import { bwrapArgs, probeSandbox, type SandboxStatus } from '../sandbox.js';
+import type { ServerCommand } from './server-process.js';
+import type { StdioTarget } from './server-spec.js';
+
+/** What the sandbox decision needs. */
+export interface ServerSandboxOptions {
+  /** The configured `sandbox.mode`. */
+  mode: 'auto' | 'required' | 'off';
+  /** The project directory (read-only inside the sandbox). */
+  projectDir: string;
+  /** The server's own writable directory, its HOME. */
+  stateDir: string;
+  /** The user's home, HOME of a server configured with `sandbox: false`. */
+  home: string;
+  /** A probe result to use instead of probing. */
+  status?: SandboxStatus;
+}
+
+/** The command to spawn and which isolation it runs under. */
+export interface SandboxedCommand extends ServerCommand {
+  sandbox: 'bwrap' | 'none';
+  /** Why it runs unsandboxed, when it does. */
+  note?: string;
+}
+
+/** Wraps `target` in the sandbox as configured. Rejects with `sandbox_unavailable` under `required`. */
+export async function sandboxedServerCommand(
+  target: StdioTarget,
+  options: ServerSandboxOptions,
+): Promise<SandboxedCommand> {
+  const base = { CADRE_PROJECT_DIR: options.projectDir, ...target.env };
+  if (target.sandbox === false || options.mode === 'off') {
+    const note = target.sandbox === false ? 'sandbox: false for this server' : 'sandbox.mode is off';
+    return {
+      file: target.command,
+      args: target.args,
+      cwd: target.cwd,
+      env: commandEnv(options.home, base),
+      sandbox: 'none',
+      note,
+    };
+  }
+  const status = options.status ?? (await probeSandbox());
+  await mkdir(options.stateDir, { recursive: true });
+  const env = commandEnv(options.stateDir, base);
+  if (!status.available || status.bwrapPath === undefined) {
+    if (options.mode === 'required')
+      throw new CadreError(
+        'sandbox_unavailable',
+        `the sandbox is required but unavailable: ${status.detail}`,
+      );
+    return {
+      file: target.command,
+      args: target.args,
+      cwd: target.cwd,
+      env,
+      sandbox: 'none',
+      note: status.detail,
+    };
+  }
+  const args = [
+    // bwrapArgs leaves its first directory writable: here that is the server's state directory.
+    ...bwrapArgs({ projectDir: options.stateDir, cwd: target.cwd }),
+    // Mounted after the private /tmp, so a project under /tmp stays visible, read-only; then the
+    // directories the configuration makes writable, which may lie inside the project.
+    '--ro-bind',
+    options.projectDir,
+    options.projectDir,
+    ...target.sandbox.writable.flatMap((dir) => ['--bind', dir, dir]),
+    ...(target.sandbox.network ? ['--share-net'] : []),
+    '--',
+    target.command,
+    ...target.args,
+  ];
+  return { file: status.bwrapPath, args, cwd: target.cwd, env, sandbox: 'bwrap' };
+}

@@ -1,0 +1,149 @@
+// The mcp.call handler's own checks, before any server: the request's shape, and a name that is
+// not in the run's table (a worker that forges a call cannot reach a tool it was not offered).
+// Refusals go through the one effect path: audited as `deny` and reported as `effect-refused`.
+import { describe, expect, it } from 'vitest';
+import {
+  ApprovalBroker,
+  callbackResolver,
+  nonInteractiveResolver,
+} from '../../../../src/host/approvals/index.js';
+import type { AuditEntry, AuditLog } from '../../../../src/host/capabilities/audit.js';
+import type { EffectRefusal } from '../../../../src/host/capabilities/effect-context.js';
+import type { McpConnection } from '../../../../src/host/capabilities/mcp/connection.js';
+import { mcpCallHandler } from '../../../../src/host/capabilities/mcp/call-handler.js';
+import type { RunMcpTool } from '../../../../src/host/capabilities/mcp/run-mcp-tools.js';
+import type { PermissionMode } from '../../../../src/shared/task.js';
+
+function handler(
+  options: {
+    table?: Map<string, RunMcpTool>;
+    mode?: PermissionMode;
+    approvals?: ApprovalBroker;
+  } = {},
+) {
+  const lines: AuditEntry[] = [];
+  const refused: EffectRefusal[] = [];
+  const audit: AuditLog = {
+    path: 'memory',
+    record: (entry) => void lines.push(entry),
+    flush: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+  const call = mcpCallHandler(
+    {
+      agentId: 'a-1',
+      agentType: 'a',
+      projectDir: '/p',
+      extraRoots: [],
+      homeDir: '/h',
+      mode: options.mode ?? 'bypassPermissions',
+      rules: {},
+      records: [],
+      protect: [],
+      sandbox: 'auto',
+      approvals: options.approvals ?? new ApprovalBroker(nonInteractiveResolver()),
+      audit,
+      signal: new AbortController().signal,
+      pauseClock: () => () => undefined,
+      onRefused: (refusal) => void refused.push(refusal),
+    },
+    options.table ?? new Map(),
+  );
+  return { call, lines, refused };
+}
+
+/** A table entry whose server is never reached (every test here ends before the call). */
+function entry(name: string, tool: string): RunMcpTool {
+  const connection = {
+    call: () => Promise.reject(new Error('the server must not be called')),
+  } as unknown as McpConnection;
+  return {
+    name,
+    server: 'fixture',
+    tool,
+    readOnly: false,
+    connection,
+    timeoutMs: 1000,
+    maxOutputChars: 1000,
+  };
+}
+
+describe('the mcp.call handler', () => {
+  it('refuses a name the run was not offered, even in bypassPermissions, audits it as denied and reports it', async () => {
+    const { call, lines, refused } = handler();
+    const out = await call({ tool: 'mcp__github__delete_repo', input: { repo: 'x' } });
+    expect(out).toEqual({
+      ok: false,
+      error: {
+        code: 'not_granted',
+        message:
+          'no MCP tool named "mcp__github__delete_repo" is available to this agent; use only the tools it was offered',
+      },
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        capability: 'mcp.call',
+        decision: 'deny',
+        ok: false,
+        errorCode: 'not_granted',
+        args: 'mcp__github__delete_repo (input keys: repo)',
+      }),
+    ]);
+    expect(refused).toEqual([
+      expect.objectContaining({
+        capability: 'mcp.call',
+        code: 'not_granted',
+        summary: 'mcp__github__delete_repo (input keys: repo)',
+      }),
+    ]);
+  });
+
+  it('a call the approval refuses is an effect-refused event naming the rule that would allow it', async () => {
+    const table = new Map([['mcp__fixture__danger', entry('mcp__fixture__danger', 'danger')]]);
+    const { call, lines, refused } = handler({ table, mode: 'default' });
+    const out = await call({ tool: 'mcp__fixture__danger', input: { what: 'prod' } });
+    expect(!out.ok && out.error.code).toBe('approval_denied');
+    expect(lines).toEqual([expect.objectContaining({ decision: 'deny', errorCode: 'approval_denied' })]);
+    expect(refused).toEqual([
+      expect.objectContaining({
+        capability: 'mcp.call',
+        code: 'approval_denied',
+        summary: 'mcp__fixture__danger (input keys: what)',
+        allow: ['mcp__fixture__danger'],
+      }),
+    ]);
+  });
+
+  it('shows a person the server-chosen tool name made inert', async () => {
+    const asked: string[] = [];
+    const approvals = new ApprovalBroker(
+      callbackResolver((request) => {
+        asked.push(request.summary);
+        return { decision: 'deny', reason: 'no' };
+      }),
+    );
+    const table = new Map([['mcp__fixture__x', entry('mcp__fixture__x', 'x\u001b]52;c;aGk=\u0007\u202e')]]);
+    const { call } = handler({ table, mode: 'default', approvals });
+    await call({ tool: 'mcp__fixture__x', input: {} });
+    expect(asked).toEqual([
+      'call mcp__fixture__x (tool "x␛]52;c;aGk=␇<U+202E>" of MCP server "fixture") with 0 input fields',
+    ]);
+  });
+
+  it('names the bad field of a malformed request', async () => {
+    const { call } = handler();
+    for (const raw of [
+      { tool: 'Read', input: {} },
+      { tool: 'mcp__a__b', input: [] },
+      { tool: 'mcp__a__b' },
+      null,
+      'x',
+    ]) {
+      const out = await call(raw as never);
+      expect(out.ok).toBe(false);
+      if (!out.ok) expect(out.error.code).toBe('invalid_input');
+    }
+    const big = await call({ tool: 'mcp__a__b', input: { text: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(!big.ok && big.error.message).toMatch(/input: must be at most \d+ characters as JSON/);
+  });
+});
