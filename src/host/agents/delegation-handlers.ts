@@ -4,16 +4,20 @@
 import type { BackgroundHandle, Capabilities } from '../../shared/capabilities.js';
 import { CadreError, fail, ok } from '../../shared/errors.js';
 import type { TaskOutput } from '../../shared/task.js';
-import { parseRequest } from '../capabilities/fs-handlers.js';
-import { decide } from '../capabilities/policy.js';
+import { detailOf } from '../approvals/preview.js';
+import { audited, authorize, parseRequest, type AuthorizeContext } from '../capabilities/authorize.js';
 import { maySpawn } from './grant.js';
 import { cancelReason, launch, type RunNode } from './launcher.js';
 import type { RuntimeCore } from './runtime-core.js';
 
-/** Builds the delegation handlers of one run. */
-export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Capabilities> {
-  const task: Capabilities['agents.task'] = async (raw) => {
-    try {
+/** Builds the delegation handlers of one run; `auth` is the run's one authorization context. */
+export function delegationHandlers(
+  core: RuntimeCore,
+  node: RunNode,
+  auth: AuthorizeContext,
+): Partial<Capabilities> {
+  const task: Capabilities['agents.task'] = (raw) =>
+    audited<TaskOutput | BackgroundHandle>(auth, 'agents.task', raw, async (call) => {
       const input = parseRequest('agents.task', raw);
       const allowed = maySpawn(node.grant, input.subagent_type);
       if (allowed !== true) throw new CadreError('not_granted', allowed);
@@ -29,26 +33,17 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
           `the agent tree has spent its token budget of ${node.tree.tokenBudget}; no new subagents can start — finish with what you have`,
         );
       }
-      const verdict = decide({
-        capability: 'agents.task',
-        agentType: input.subagent_type,
-        projectDir: core.cwd,
-        mode: node.grant.mode,
-        rules: core.rules,
-      });
-      if (verdict.decision === 'deny')
-        throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
-      if (verdict.decision === 'ask') {
-        const answer = await core.approvals.request({
-          agentId: node.agentId,
-          agentType: node.agentType,
-          capability: 'agents.task',
+      const reason = await authorize(
+        auth,
+        call,
+        { capability: 'agents.task', agentType: input.subagent_type },
+        {
+          action: `start a ${input.subagent_type} subagent`,
           summary: `launch a ${input.subagent_type} subagent: ${input.description ?? input.prompt.slice(0, 80)}`,
-          reason: verdict.reason,
-          ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-        });
-        if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
-      }
+          preview: () => input.prompt.slice(0, 2000),
+          detail: () => detailOf(input),
+        },
+      );
       if (input.resume && core.running.has(input.resume))
         throw new CadreError(
           'invalid_input',
@@ -62,13 +57,10 @@ export function delegationHandlers(core: RuntimeCore, node: RunNode): Partial<Ca
           status: 'running',
           transcriptPath: child.transcriptPath,
         };
-        return ok(handle);
+        return { value: handle, reason };
       }
-      return ok(await waitLendingSlot(core, node, child.done));
-    } catch (error) {
-      return fail(error);
-    }
-  };
+      return { value: await waitLendingSlot(core, node, child.done), reason };
+    });
 
   const output: Capabilities['agents.output'] = async (raw) => {
     try {

@@ -37,6 +37,8 @@ export interface RunNode {
   waitingOn: number;
   /** This run's key in the tree's accounting (a resumed run keeps its agentId but not its usage). */
   runKey: string;
+  /** Puts an event of this run into its transcript and its tree's listeners (approvals use it). */
+  report: (event: AgentEvent) => void;
 }
 
 /** What `launch` returns at once; `node.done` settles with the output. */
@@ -107,6 +109,7 @@ export async function launch(
     cwd,
     waitingOn: 0,
     runKey: `${agentId}#${randomUUID()}`,
+    report: () => undefined,
   };
   // A parent holds one listener per running child: no warning at eleven, and none left behind.
   setMaxListeners(0, node.cancel.signal);
@@ -129,6 +132,7 @@ export async function launch(
     transcript.append(event);
     tree.emit(event);
   };
+  node.report = deliver;
   deliver({
     ...stamp,
     type: 'agent-start',
@@ -136,6 +140,7 @@ export async function launch(
     model: model.model,
     description: input.description ?? def.description,
     prompt: input.prompt,
+    ...(parent && input.run_in_background ? { background: true } : {}),
   });
   if (model.provider === 'offline' && depth === 0) {
     deliver({

@@ -11,6 +11,7 @@ import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { TaskInput, TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
+import type { AuthorizeContext } from '../capabilities/authorize.js';
 import { effectHandlers } from '../capabilities/fs-handlers.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
@@ -139,22 +140,27 @@ export class RuntimeCore {
     node: RunNode,
     ctx: { signal: AbortSignal; pauseClock: () => () => void },
   ): Partial<Capabilities> {
+    // One authorization context for every capability of the run: file effects, commands and
+    // delegation ask, pause the clock, audit and report the same way.
+    const auth: AuthorizeContext = {
+      agentId: node.agentId,
+      agentType: node.agentType,
+      ...(node.parent ? { parentId: node.parent.agentId, parentType: node.parent.agentType } : {}),
+      depth: node.depth,
+      projectDir: node.cwd,
+      extraRoots: this.config.permissions.additionalDirectories,
+      homeDir: this.home,
+      mode: node.grant.mode,
+      rules: this.rules,
+      approvals: this.approvals,
+      audit: this.audit,
+      signal: ctx.signal,
+      pauseClock: ctx.pauseClock,
+      report: (event) => node.report(event),
+    };
     return {
-      ...effectHandlers({
-        agentId: node.agentId,
-        agentType: node.agentType,
-        projectDir: node.cwd,
-        extraRoots: this.config.permissions.additionalDirectories,
-        homeDir: this.home,
-        mode: node.grant.mode,
-        rules: this.rules,
-        sandbox: this.config.sandbox.mode,
-        approvals: this.approvals,
-        audit: this.audit,
-        signal: ctx.signal,
-        pauseClock: ctx.pauseClock,
-      }),
-      ...delegationHandlers(this, node),
+      ...effectHandlers({ ...auth, sandbox: this.config.sandbox.mode }),
+      ...delegationHandlers(this, node, auth),
     };
   }
 

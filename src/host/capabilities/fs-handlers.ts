@@ -2,11 +2,8 @@
 // (realpath), ask the one policy function, wait for approval when it says `ask`, audit, and only
 // then perform the effect.
 import type { Capabilities, CapabilityName } from '../../shared/capabilities.js';
-import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
-import type { PermissionMode } from '../../shared/task.js';
-import { formatZodError } from '../../shared/zod-format.js';
-import type { ApprovalBroker } from '../approvals/broker.js';
-import type { AuditLog } from './audit.js';
+import { detailOf, writePreview } from '../approvals/preview.js';
+import { audited, authorize, parseRequest, type AuthorizeContext } from './authorize.js';
 import { runCommand } from './exec.js';
 import { glob } from './fs/glob.js';
 import { list } from './fs/list.js';
@@ -17,120 +14,25 @@ import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
 import { writeAtomic } from './fs/write.js';
 import { resolvePath, type ResolvedPath } from './paths.js';
-import { decide } from './policy.js';
-import type { PolicyInput, PolicyRules } from './policy/types.js';
-import { CapabilityRequests } from './requests.js';
 
-/** Who is calling and under which rules. */
-export interface EffectContext {
-  agentId: string;
-  agentType: string;
-  projectDir: string;
-  extraRoots: string[];
-  homeDir: string;
-  mode: PermissionMode;
-  rules: PolicyRules;
+/** Who is calling and under which rules, and how commands run. */
+export interface EffectContext extends AuthorizeContext {
   sandbox: 'auto' | 'required' | 'off';
-  approvals: ApprovalBroker;
-  audit: AuditLog | undefined;
-  /** Aborts when the run ends: in-flight commands are killed. */
-  signal: AbortSignal;
-  /** Stops the run's clock while a person answers an approval. */
-  pauseClock: () => () => void;
 }
 
 type Handler<K extends CapabilityName> = Capabilities[K];
 
-/** Parses a request or throws `invalid_input` naming the field. */
-export function parseRequest<K extends keyof typeof CapabilityRequests>(
-  name: K,
-  raw: unknown,
-): ReturnType<(typeof CapabilityRequests)[K]['parse']> {
-  const parsed = CapabilityRequests[name].safeParse(raw);
-  if (!parsed.success) throw new CadreError('invalid_input', formatZodError(parsed.error, name).join('; '));
-  return parsed.data as ReturnType<(typeof CapabilityRequests)[K]['parse']>;
+export { parseRequest } from './authorize.js';
+
+/** The current text of a file a write would replace, for the approval's diff (undefined: a new file). */
+async function currentText(target: ResolvedPath): Promise<string | undefined> {
+  if (!target.exists) return undefined;
+  const read = await readText(target.real, { maxBytes: PREVIEW_READ_BYTES });
+  return read.content;
 }
 
-/** Runs the policy (and the approval queue) for one call; throws when denied. */
-async function authorize(
-  ctx: EffectContext,
-  input: Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>,
-  summary: string,
-): Promise<string> {
-  const verdict = decide({
-    ...input,
-    projectDir: ctx.projectDir,
-    extraRoots: ctx.extraRoots,
-    homeDir: ctx.homeDir,
-    mode: ctx.mode,
-    rules: ctx.rules,
-  });
-  if (verdict.decision === 'allow') return verdict.reason;
-  if (verdict.decision === 'deny') throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
-  const resume = ctx.pauseClock();
-  try {
-    const answer = await ctx.approvals.request({
-      agentId: ctx.agentId,
-      agentType: ctx.agentType,
-      capability: input.capability,
-      summary,
-      reason: verdict.reason,
-      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-      signal: ctx.signal,
-    });
-    if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
-    return answer.reason;
-  } finally {
-    resume();
-  }
-}
-
-/** Codes that mean the policy or a person refused the call (audited as `deny`). */
-const REFUSALS: ReadonlySet<string> = new Set([
-  'permission_denied',
-  'approval_denied',
-  'path_outside_project',
-  'sensitive_path',
-]);
-
-/** Wraps an effect with timing and the audit log; every result is an envelope. */
-function audited<T>(
-  ctx: EffectContext,
-  capability: string,
-  summary: string,
-  work: () => Promise<{ value: T; reason: string }>,
-): Promise<Envelope<T>> {
-  const started = performance.now();
-  const record = (entry: { decision: 'allow' | 'deny'; reason: string; ok: boolean; errorCode?: string }) =>
-    ctx.audit?.record({
-      at: Date.now(),
-      agentId: ctx.agentId,
-      agentType: ctx.agentType,
-      capability,
-      args: summary,
-      durationMs: performance.now() - started,
-      ...entry,
-    });
-  return work().then(
-    ({ value, reason }) => {
-      record({ decision: 'allow', reason, ok: true });
-      return ok(value);
-    },
-    (error: unknown) => {
-      const envelope = fail(error);
-      if (!envelope.ok) {
-        const { code, message } = envelope.error;
-        record({
-          decision: REFUSALS.has(code) ? 'deny' : 'allow',
-          reason: message,
-          ok: false,
-          errorCode: code,
-        });
-      }
-      return envelope;
-    },
-  );
-}
+/** Largest current file a write's approval prompt diffs against. */
+const PREVIEW_READ_BYTES = 1024 * 1024;
 
 /** Builds the fs.* and exec.run handlers of one run. */
 export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
@@ -138,10 +40,18 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
   const roots = [ctx.projectDir, ...ctx.extraRoots];
   const read: Handler<'fs.read'> = (raw) => {
     const summary = String((raw as { path?: unknown })?.path ?? '');
-    return audited(ctx, 'fs.read', summary, async () => {
+    return audited(ctx, 'fs.read', summary, async (call) => {
       const req = parseRequest('fs.read', raw);
       const target = await resolve(req.path);
-      const reason = await authorize(ctx, { capability: 'fs.read', path: target }, `read ${req.path}`);
+      const reason = await authorize(
+        ctx,
+        call,
+        { capability: 'fs.read', path: target },
+        {
+          action: `read ${req.path}`,
+          summary: `read ${req.path}`,
+        },
+      );
       const value = await readText(target.real, {
         ...(req.offset ? { offset: req.offset } : {}),
         ...(req.limit ? { limit: req.limit } : {}),
@@ -162,7 +72,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       r?.glob !== undefined
         ? `glob ${String(r.glob?.pattern ?? '')}`
         : `${String(r?.paths?.length ?? 0)} files`;
-    return audited(ctx, 'fs.readMany', summary, async () => {
+    return audited(ctx, 'fs.readMany', summary, async (call) => {
       const req = parseRequest('fs.readMany', raw);
       const options = {
         ...(req.maxBytesPerFile ? { maxBytesPerFile: req.maxBytesPerFile } : {}),
@@ -175,8 +85,9 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         const target = await resolve(path ?? '.');
         const reason = await authorize(
           ctx,
+          call,
           { capability: 'fs.glob', path: target, pattern },
-          `glob ${pattern}`,
+          { action: `search ${path ?? '.'}`, summary: `glob ${pattern}` },
         );
         const walk = {
           projectDir: ctx.projectDir,
@@ -197,13 +108,14 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
     });
   };
   const globHandler: Handler<'fs.glob'> = (raw) =>
-    audited(ctx, 'fs.glob', String((raw as { pattern?: unknown })?.pattern ?? ''), async () => {
+    audited(ctx, 'fs.glob', String((raw as { pattern?: unknown })?.pattern ?? ''), async (call) => {
       const req = parseRequest('fs.glob', raw);
       const target = await resolve(req.path ?? '.');
       const reason = await authorize(
         ctx,
+        call,
         { capability: 'fs.glob', path: target, pattern: req.pattern },
-        `glob ${req.pattern}`,
+        { action: `search ${req.path ?? '.'}`, summary: `glob ${req.pattern}` },
       );
       const value = await glob(
         target.real,
@@ -219,29 +131,51 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       return { value, reason };
     });
   const statHandler: Handler<'fs.stat'> = (raw) =>
-    audited(ctx, 'fs.stat', String((raw as { path?: unknown })?.path ?? ''), async () => {
+    audited(ctx, 'fs.stat', String((raw as { path?: unknown })?.path ?? ''), async (call) => {
       const req = parseRequest('fs.stat', raw);
       const target = await resolve(req.path);
-      const reason = await authorize(ctx, { capability: 'fs.stat', path: target }, `stat ${req.path}`);
+      const reason = await authorize(
+        ctx,
+        call,
+        { capability: 'fs.stat', path: target },
+        {
+          action: `inspect ${req.path}`,
+          summary: `stat ${req.path}`,
+        },
+      );
       return { value: { ...(await stat(target.real)), path: target.absolute }, reason };
     });
   const listHandler: Handler<'fs.list'> = (raw) =>
-    audited(ctx, 'fs.list', String((raw as { path?: unknown })?.path ?? ''), async () => {
+    audited(ctx, 'fs.list', String((raw as { path?: unknown })?.path ?? ''), async (call) => {
       const req = parseRequest('fs.list', raw);
       const target = await resolve(req.path);
-      const reason = await authorize(ctx, { capability: 'fs.list', path: target }, `list ${req.path}`);
+      const reason = await authorize(
+        ctx,
+        call,
+        { capability: 'fs.list', path: target },
+        {
+          action: `list ${req.path}`,
+          summary: `list ${req.path}`,
+        },
+      );
       return { value: { ...(await list(target.real, req.ignore ?? [])), path: target.absolute }, reason };
     });
   const write: Handler<'fs.write'> = (raw) => {
     const r = raw as { path?: unknown; content?: unknown };
     const summary = `${String(r?.path ?? '')} (${typeof r?.content === 'string' ? r.content.length : 0} chars)`;
-    return audited(ctx, 'fs.write', summary, async () => {
+    return audited(ctx, 'fs.write', summary, async (call) => {
       const req = parseRequest('fs.write', raw);
       const target = await resolve(req.path);
       const reason = await authorize(
         ctx,
+        call,
         { capability: 'fs.write', path: target },
-        `write ${req.path} (${req.content.length} chars)`,
+        {
+          action: `${target.exists ? 'edit' : 'create'} ${req.path}`,
+          summary: `write ${req.path} (${req.content.length} chars)`,
+          preview: async () => writePreview(req.path, await currentText(target), req.content),
+          detail: () => detailOf(req.content),
+        },
       );
       const value = await writeAtomic(
         target.real,
@@ -256,12 +190,18 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       ctx,
       'exec.run',
       String((raw as { command?: unknown })?.command ?? '').slice(0, 200),
-      async () => {
+      async (call) => {
         const req = parseRequest('exec.run', raw);
         const reason = await authorize(
           ctx,
+          call,
           { capability: 'exec.run', command: req.command },
-          `run: ${req.command}`,
+          {
+            action: 'run Bash',
+            summary: `run: ${req.command}`,
+            preview: () => `$ ${req.command}${req.description ? `\n# ${req.description}` : ''}`,
+            detail: () => detailOf(req),
+          },
         );
         const value = await runCommand({
           command: req.command,
