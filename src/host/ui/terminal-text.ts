@@ -7,23 +7,50 @@
 // Control Picture (ESC shows as U+241B), so no escape sequence (CSI, OSC, DCS, ...) survives; C1
 // controls, bidi controls and invisible characters are shown as <U+XXXX>.
 
-// C0 controls but \t and \n, and DEL.
-const C0 = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
-// C1 controls (0x9B is a one-byte CSI on some terminals).
-const C1 = /[\u0080-\u009f]/g;
 // Bidi embeddings, overrides and isolates, marks, and characters that render as nothing: zero
-// width space/joiners, word joiner and invisible operators, BOM, soft hyphen, Mongolian vowel
-// separator, interlinear annotations, line and paragraph separators, and the tag block.
-const INVISIBLE =
-  /[\u061c\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u206f\u3164\ufeff\ufff9-\ufffb\uffa0]|\udb40[\udc00-\udc7f]/g;
+// width space/joiners, word joiner and invisible operators, BOM, soft hyphen, combining grapheme
+// joiner, Hangul fillers, Mongolian vowel separator, interlinear annotations, line and paragraph
+// separators, and the tag block.
+const INVISIBLE_RANGES: readonly (readonly [number, number])[] = [
+  [0x00ad, 0x00ad],
+  [0x034f, 0x034f],
+  [0x061c, 0x061c],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180e, 0x180e],
+  [0x200b, 0x200f],
+  [0x2028, 0x202e],
+  [0x2060, 0x206f],
+  [0x3164, 0x3164],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+  [0xfff9, 0xfffb],
+  [0xe0000, 0xe007f],
+];
 
-function codePoint(ch: string): string {
-  return `<U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`;
+// Printable ASCII and newlines: most text, passed through without a closer look.
+const PLAIN = /^[\n\x20-\x7e]*$/;
+
+function inRanges(code: number, ranges: readonly (readonly [number, number])[]): boolean {
+  for (const [from, to] of ranges) if (code >= from && code <= to) return true;
+  return false;
 }
 
-function controlPicture(ch: string): string {
-  const code = ch.charCodeAt(0);
-  return String.fromCharCode(code === 0x7f ? 0x2421 : 0x2400 + code);
+function codePoint(code: number): string {
+  return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+}
+
+/** What one character becomes on the terminal. */
+function visible(ch: string): string {
+  const code = ch.codePointAt(0) ?? 0;
+  if (code === 0x0a) return ch;
+  if (code === 0x09) return '  ';
+  // C0 controls and DEL become their Control Pictures (ESC shows as U+241B).
+  if (code < 0x20) return String.fromCharCode(0x2400 + code);
+  if (code === 0x7f) return '\u2421';
+  // C1 controls (0x9B is a one-byte CSI on some terminals), bidi and invisible characters.
+  if ((code >= 0x80 && code <= 0x9f) || inRanges(code, INVISIBLE_RANGES)) return codePoint(code);
+  return ch;
 }
 
 /**
@@ -31,12 +58,11 @@ function controlPicture(ch: string): string {
  * characters made visible; CRLF becomes LF, a tab two spaces.
  */
 export function sanitizeForTerminal(text: string): string {
-  return String(text)
-    .replace(/\r\n/g, '\n')
-    .replace(/\t/g, '  ')
-    .replace(C0, controlPicture)
-    .replace(C1, codePoint)
-    .replace(INVISIBLE, codePoint);
+  const input = String(text).replace(/\r\n/g, '\n');
+  if (PLAIN.test(input)) return input;
+  let out = '';
+  for (const ch of input) out += visible(ch);
+  return out;
 }
 
 /** `sanitizeForTerminal` for a single line: newlines shown as a return symbol. */
@@ -46,14 +72,33 @@ export function sanitizeLine(text: string): string {
 
 // East Asian wide and emoji ranges take two cells; combining marks none. An approximation of
 // wcwidth good enough to keep a line from wrapping (wrapping would break a redrawn region).
-const WIDE =
-  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\ud83c-\ud83e][\udc00-\udfff]|[\ud840-\ud87f][\udc00-\udfff]/;
-const ZERO_WIDTH = /[\u0300-\u036f\u1ab0-\u1aff\u20d0-\u20ff\ufe00-\ufe0f]/;
+const WIDE_RANGES: readonly (readonly [number, number])[] = [
+  [0x1100, 0x115f],
+  [0x2e80, 0x303e],
+  [0x3041, 0x33ff],
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff],
+  [0xa000, 0xa4cf],
+  [0xac00, 0xd7a3],
+  [0xf900, 0xfaff],
+  [0xfe30, 0xfe4f],
+  [0xff00, 0xff60],
+  [0xffe0, 0xffe6],
+  [0x1f300, 0x1faff],
+  [0x20000, 0x3fffd],
+];
+const ZERO_RANGES: readonly (readonly [number, number])[] = [
+  [0x0300, 0x036f],
+  [0x1ab0, 0x1aff],
+  [0x20d0, 0x20ff],
+  [0xfe00, 0xfe0f],
+];
 
 /** Terminal cells one character takes. */
 function cells(ch: string): number {
-  if (ZERO_WIDTH.test(ch)) return 0;
-  return WIDE.test(ch) ? 2 : 1;
+  const code = ch.codePointAt(0) ?? 0;
+  if (inRanges(code, ZERO_RANGES)) return 0;
+  return inRanges(code, WIDE_RANGES) ? 2 : 1;
 }
 
 /** Terminal cells a (sanitized, single-line) text takes. */

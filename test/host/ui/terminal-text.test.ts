@@ -9,6 +9,7 @@ import {
 
 /** Anything that could move the cursor, change colours or hide text. */
 const DANGEROUS =
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 describe('sanitizeForTerminal', () => {
