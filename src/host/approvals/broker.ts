@@ -57,8 +57,8 @@ export class ApprovalBroker {
 
   /** Asks for approval and waits for the answer. Never rejects. */
   request(input: ApprovalInput): Promise<ApprovalResult> {
-    const { signal, coveredBy, ...fields } = input;
-    const request: ApprovalRequest = { ...fields, id: this.newId(), requestedAt: this.clock() };
+    const { signal, coveredBy, id, ...fields } = input;
+    const request: ApprovalRequest = { ...fields, id: id ?? this.newId(), requestedAt: this.clock() };
     return new Promise<ApprovalResult>((resolve) => {
       const entry: Entry = {
         request,

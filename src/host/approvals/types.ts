@@ -3,6 +3,8 @@
 
 /** What a capability asks approval for. */
 export interface ApprovalInput {
+  /** The request's id, when the caller names it before asking (default: a fresh one). */
+  id?: string;
   agentId: string;
   agentType: string;
   parentId?: string;
@@ -36,7 +38,7 @@ export interface ApprovalInput {
 }
 
 /** A queued request, as resolvers and listeners see it. */
-export interface ApprovalRequest extends Omit<ApprovalInput, 'signal' | 'coveredBy'> {
+export interface ApprovalRequest extends Omit<ApprovalInput, 'signal' | 'coveredBy' | 'id'> {
   id: string;
   /** Epoch ms when it was queued. */
   requestedAt: number;

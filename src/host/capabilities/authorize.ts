@@ -2,6 +2,7 @@
 // ask / deny; an `ask` waits in the approval queue (the run's clock stopped, the wait ended by the
 // run's cancel signal, the request and its answer reported into the run's transcript); and the
 // audit log gets one line per call saying what was decided, by whom, and how the call ended.
+import { randomUUID } from 'node:crypto';
 import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
 import type { AgentEvent } from '../../shared/events.js';
 import type { PermissionMode } from '../../shared/task.js';
@@ -10,7 +11,7 @@ import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ApprovalDecider } from '../approvals/types.js';
 import type { AuditLog } from './audit.js';
 import { decide } from './policy.js';
-import type { PolicyInput, PolicyRules } from './policy/types.js';
+import type { PolicyDecision, PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
 
 /** Who is calling, under which rules, and where its approvals and records go. */
@@ -117,12 +118,39 @@ export async function authorize(
       throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
     return verdict.reason;
   }
+  return askPerson(ctx, call, input, verdict, ask);
+}
+
+/** The `ask` half of `authorize`: the wait in the queue, with the clock stopped and both ends reported. */
+async function askPerson(
+  ctx: AuthorizeContext,
+  call: CallAudit,
+  input: CallInput,
+  verdict: PolicyDecision,
+  ask: AskSpec,
+): Promise<string> {
   const resume = ctx.pauseClock();
   try {
     const preview = await previewOf(ask);
     const detail = ask.detail?.();
-    const requestedAt = Date.now();
+    const requestId = `apr_${randomUUID()}`;
+    const stamp = {
+      agentId: ctx.agentId,
+      depth: ctx.depth ?? 0,
+      ...(ctx.parentId ? { parentId: ctx.parentId } : {}),
+    };
+    // Reported before the wait: the transcript and the live tree show the run as waiting on a person.
+    ctx.report?.({
+      ...stamp,
+      at: Date.now(),
+      type: 'approval-request',
+      requestId,
+      capability: input.capability,
+      summary: ask.summary,
+      reason: verdict.reason,
+    });
     const answer = await ctx.approvals.request({
+      id: requestId,
       agentId: ctx.agentId,
       agentType: ctx.agentType,
       ...(ctx.parentId !== undefined ? { parentId: ctx.parentId } : {}),
@@ -139,25 +167,11 @@ export async function authorize(
         decide(policyInput(ctx, input, withSessionRules(ctx.rules, rules))).decision === 'allow',
       signal: ctx.signal,
     });
-    const stamp = {
-      agentId: ctx.agentId,
-      depth: ctx.depth ?? 0,
-      ...(ctx.parentId ? { parentId: ctx.parentId } : {}),
-    };
-    ctx.report?.({
-      ...stamp,
-      at: requestedAt,
-      type: 'approval-request',
-      requestId: answer.requestId,
-      capability: input.capability,
-      summary: ask.summary,
-      reason: verdict.reason,
-    });
     ctx.report?.({
       ...stamp,
       at: Date.now(),
       type: 'approval-result',
-      requestId: answer.requestId,
+      requestId,
       decision: answer.decision,
       reason: answer.reason,
       decidedBy: answer.decidedBy,
