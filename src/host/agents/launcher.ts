@@ -12,6 +12,7 @@ import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../
 import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
 import { runToEnd } from '../pool/run-controller.js';
+import { agentCatalogue } from './catalogue.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
@@ -113,7 +114,10 @@ export async function launch(
   };
   // A parent holds one listener per running child: no warning at eleven, and none left behind.
   setMaxListeners(0, node.cancel.signal);
-  if (parent) {
+  // In a session (the chat), a background run belongs to the session, not to the turn that started
+  // it: it outlives its parent's turn and is stopped only by name or when the session ends.
+  const detached = parent !== undefined && input.run_in_background === true && tree.detachBackground;
+  if (parent && !detached) {
     // A parent that ended while this child was being set up takes the child with it.
     if (parent.cancel.signal.aborted) node.cancel.abort(cancelReason('parent_cancelled'));
     else {
@@ -262,6 +266,9 @@ function buildSpec(
   grant: Grant,
 ): WorkerRunSpec {
   const rendered = renderPrompt(def.prompt, input.prompt);
+  const catalogue = grant.tools.includes('Task')
+    ? agentCatalogue(core.registry.agents, def.name, (name) => maySpawn(grant, name) === true)
+    : '';
   // Agents exposed as tools are subagents too: offered only where the grant may spawn them.
   const extraTools: ExtraToolDef[] = core
     .exposedTools(def.name)
@@ -273,7 +280,7 @@ function buildSpec(
     depth: node.depth,
     agentType: def.name,
     description: input.description ?? def.description,
-    system: rendered.system,
+    system: rendered.system + catalogue,
     prompt: input.prompt,
     history,
     tools: grant.tools,

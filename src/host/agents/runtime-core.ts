@@ -36,7 +36,8 @@ export interface CoreOptions {
 export class RuntimeCore {
   readonly running = new Map<string, RunNode>();
   readonly background = new Map<string, RunNode>();
-  private readonly byName: Map<string, LoadedAgent>;
+  private byName: Map<string, LoadedAgent>;
+  private currentRegistry: RegistryResult;
   private readonly exchanges: string[] = [];
   private rulesCache: PolicyRules | undefined;
 
@@ -44,7 +45,7 @@ export class RuntimeCore {
     readonly cwd: string,
     readonly home: string,
     readonly config: CadreConfig,
-    readonly registry: RegistryResult,
+    registry: RegistryResult,
     readonly env: ModelEnv,
     readonly scheduler: Scheduler,
     readonly executor: Executor,
@@ -55,6 +56,18 @@ export class RuntimeCore {
     readonly cassette: string | undefined,
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
   ) {
+    this.currentRegistry = registry;
+    this.byName = new Map(registry.agents.map((a) => [a.name, a]));
+  }
+
+  /** The agents in force. */
+  get registry(): RegistryResult {
+    return this.currentRegistry;
+  }
+
+  /** Uses a freshly loaded registry for every later launch (runs going keep their definitions). */
+  replaceRegistry(registry: RegistryResult): void {
+    this.currentRegistry = registry;
     this.byName = new Map(registry.agents.map((a) => [a.name, a]));
   }
 
