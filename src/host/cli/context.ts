@@ -23,6 +23,15 @@ export interface CliContext {
    * arguments). Set only when running as the executable; `cadre batch` uses it to supervise itself.
    */
   relaunch?: { script: string; args: readonly string[] };
+  /**
+   * The terminal, when standard input and standard error are both TTYs: commands then ask the
+   * person instead of denying, and draw live progress. Absent in pipes, CI and tests in-process.
+   */
+  terminal?: {
+    stdin: NodeJS.ReadStream;
+    stderr: NodeJS.WriteStream;
+    stdout: NodeJS.WriteStream;
+  };
 }
 
 /** The global flags, resolved. */
@@ -56,6 +65,9 @@ export function processContext(): CliContext {
     env: process.env,
     processCwd: process.cwd(),
     exitCode: 0,
+    ...(process.stdin.isTTY && process.stderr.isTTY
+      ? { terminal: { stdin: process.stdin, stderr: process.stderr, stdout: process.stdout } }
+      : {}),
   };
 }
 

@@ -4,7 +4,7 @@
 // both show the same thing; every model-controlled part is sanitized here.
 import type { ApprovalRequest } from '../approvals/types.js';
 import { sessionScope, type ApprovalView } from './approval-queue.js';
-import { clipLine } from './terminal-text.js';
+import { clipLine, wrapLine } from './terminal-text.js';
 
 /** How a line is drawn (the Ink prompt maps tones to colours; the plain prompt to SGR codes). */
 export type Tone = 'title' | 'body' | 'dim' | 'add' | 'remove' | 'keys' | 'warn';
@@ -59,7 +59,9 @@ export function approvalLines(view: ApprovalView, width: number, maxBody = 20): 
       text: cut(`  \u2026 ${body.length - shown.length} more lines${view.detail ? '' : ' (d: full input)'}`),
       tone: 'dim',
     });
-  lines.push({ text: cut(`  why: ${r.reason}`), tone: 'dim' });
+  // The rule or mode that made it an ask is what a person needs to decide: wrapped, not cut.
+  for (const [i, line] of wrapLine(r.reason, Math.max(10, width - 7), 3).entries())
+    lines.push({ text: `${i === 0 ? '  why: ' : '       '}${line}`, tone: 'dim' });
   lines.push({
     text: cut(view.settling ? `  ${keyRow(r, view.detail)}  (wait)` : `  ${keyRow(r, view.detail)}`),
     tone: view.settling ? 'dim' : 'keys',

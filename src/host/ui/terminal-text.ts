@@ -123,3 +123,23 @@ export function clipLine(text: string, max: number): string {
   }
   return `${out}\u2026`;
 }
+
+/** A sanitized line wrapped at spaces into lines of at most `width` cells; at most `maxLines`, the last cut. */
+export function wrapLine(text: string, width: number, maxLines = 3): string[] {
+  const words = sanitizeLine(text).split(' ');
+  const out: string[] = [];
+  let line = '';
+  for (const word of words) {
+    const next = line === '' ? word : `${line} ${word}`;
+    if (displayWidth(next) <= width || line === '') line = next;
+    else {
+      out.push(line);
+      line = word;
+    }
+  }
+  if (line !== '') out.push(line);
+  const kept = out.slice(0, Math.max(1, maxLines));
+  if (out.length > kept.length)
+    kept[kept.length - 1] = `${kept[kept.length - 1] ?? ''} ${out.slice(kept.length).join(' ')}`;
+  return kept.map((l) => clipLine(l, width));
+}

@@ -144,7 +144,9 @@ describe('approvalLines', () => {
     });
     expect(lines.find((l) => l.tone === 'remove')?.text).toBe('  - two');
     expect(lines.find((l) => l.tone === 'add')?.text).toBe('  + 2\u241b[2J');
-    expect(lines.at(-2)?.text).toMatch(/^ {2}why: running "npm test" needs approval/);
+    expect(lines.find((l) => l.text.startsWith('  why: '))?.text).toMatch(
+      /^ {2}why: running "npm test" needs approval/,
+    );
     expect(lines.at(-1)?.tone).toBe('keys');
     expect(lines.every((l) => l.text.length <= 60)).toBe(true);
     expect(lines.map((l) => l.text).join('\n')).not.toContain('\x1b');
@@ -160,6 +162,20 @@ describe('approvalLines', () => {
     expect(lines.length).toBeLessThanOrEqual(14);
     expect(lines.some((l) => /more lines/.test(l.text))).toBe(true);
     broker.close();
+  });
+});
+
+describe('wrapLine', () => {
+  it('wraps a long reason at spaces instead of cutting it, up to a line cap', async () => {
+    const { wrapLine } = await import('../../../src/host/ui/terminal-text.js');
+    const reason =
+      'writing hello.txt needs approval in default mode; allow it with --permission-mode acceptEdits or an allow rule such as "Edit(hello.txt)"';
+    const wrapped = wrapLine(reason, 40, 5);
+    expect(wrapped.join(' ')).toBe(reason);
+    expect(wrapped.every((l) => l.length <= 40)).toBe(true);
+    const capped = wrapLine(reason, 40, 2);
+    expect(capped).toHaveLength(2);
+    expect(capped[1]?.endsWith('\u2026')).toBe(true);
   });
 });
 

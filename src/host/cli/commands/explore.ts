@@ -1,7 +1,9 @@
 // `cadre explore <question...>`: one explore agent per question, all in parallel; each report is
 // printed under its question (or, with --json, an array of TaskOutput objects with `question`).
 import type { Command } from 'commander';
+import type { AgentEvent } from '../../../shared/events.js';
 import type { TaskOutput } from '../../../shared/task.js';
+import { terminalSession } from '../terminal-session.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../context.js';
 import { progressPrinter } from './progress.js';
@@ -28,7 +30,13 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
       }
       const timeout = positive('--timeout', flags.timeout);
       const maxTurns = positive('--max-turns', flags.maxTurns, true);
-      const runtime = await runtimeFromFlags(command, ctx, flags);
+      // On a terminal: the live agent tree and a prompt for asks; elsewhere plain lines, asks denied.
+      const term = terminalSession(ctx, { tree: true });
+      const runtime = await runtimeFromFlags(command, ctx, flags, term?.approvals).catch((error: unknown) => {
+        term?.close();
+        throw error;
+      });
+      term?.attach(runtime.approvals);
       const level = flags.thoroughness.replace('-', ' ');
       // Ctrl-C cancels every agent (each recorded as cancelled) and exits 130.
       let interrupted = false;
@@ -37,6 +45,17 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
         void runtime.close();
       };
       process.once('SIGINT', onSigint);
+      // Progress lines name the question each agent works on; under the live tree only how each ended.
+      const progress = (question: string) => {
+        const print = progressPrinter(term?.io ?? ctx.io, (e) =>
+          e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId,
+        );
+        if (!term) return print;
+        return (event: AgentEvent) => {
+          term.onEvent(event);
+          if (event.type === 'agent-end' || event.type === 'notice') print(event);
+        };
+      };
       try {
         const handles = await Promise.all(
           list.map((question) =>
@@ -48,12 +67,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
                 ...(timeout ? { timeout } : {}),
                 ...(maxTurns ? { max_turns: maxTurns } : {}),
               },
-              {
-                // Progress lines name the question each agent works on.
-                onEvent: progressPrinter(ctx.io, (e) =>
-                  e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId,
-                ),
-              },
+              { onEvent: progress(question) },
             ),
           ),
         );
@@ -75,6 +89,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
         }
         ctx.exitCode = interrupted ? 130 : outputs.every((o) => o.status === 'completed') ? 0 : 1;
       } finally {
+        term?.close();
         process.off('SIGINT', onSigint);
         await runtime.close();
       }

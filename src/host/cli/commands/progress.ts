@@ -1,5 +1,6 @@
 // Progress lines on stderr while agents run: which agent started, each tool call, how each ended.
 import type { AgentEvent } from '../../../shared/events.js';
+import { clipLine, sanitizeLine } from '../../ui/terminal-text.js';
 import type { CliIO } from '../context.js';
 
 function brief(input: unknown): string {
@@ -9,7 +10,7 @@ function brief(input: unknown): string {
     (k) => typeof o[k] === 'string',
   );
   const text = key ? String(o[key]) : JSON.stringify(input);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return clipLine(text, 80);
 }
 
 /** Returns an event listener that prints progress to `io.stderr`. */
@@ -18,22 +19,25 @@ export function progressPrinter(
   label?: (event: AgentEvent) => string,
 ): (event: AgentEvent) => void {
   return (event) => {
-    const who = label?.(event) ?? event.agentId;
+    // Model-controlled text (tool arguments, messages) never reaches the terminal raw.
+    const who = sanitizeLine(label?.(event) ?? event.agentId);
     const indent = '  '.repeat(event.depth);
     switch (event.type) {
       case 'agent-start':
-        io.stderr(`${indent}▶ ${who} (${event.agentType}, model ${event.model})\n`);
+        io.stderr(
+          `${indent}▶ ${who} (${sanitizeLine(event.agentType)}, model ${sanitizeLine(event.model)})\n`,
+        );
         break;
       case 'tool-call':
-        io.stderr(`${indent}  · ${event.name} ${brief(event.input)}\n`);
+        io.stderr(`${indent}  · ${clipLine(event.name, 60)} ${brief(event.input)}\n`);
         break;
       case 'notice':
-        io.stderr(`${indent}  ! ${event.message}\n`);
+        io.stderr(`${indent}  ! ${sanitizeLine(event.message)}\n`);
         break;
       case 'agent-end': {
         const o = event.output;
         io.stderr(
-          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${o.error ? ` — ${o.error.message}` : ''}\n`,
+          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${o.error ? ` — ${sanitizeLine(o.error.message)}` : ''}\n`,
         );
         break;
       }

@@ -2,6 +2,7 @@
 // name the flag, and building the runtime from them.
 import type { Command } from 'commander';
 import { PermissionMode } from '../../../shared/task.js';
+import type { Resolver } from '../../approvals/types.js';
 import { formatIssue } from '../../registry/index.js';
 import { createRuntime, type Runtime } from '../../runtime.js';
 import { globalOptions, UsageError, type CliContext } from '../context.js';
@@ -53,8 +54,13 @@ export function permissionMode(value: string | undefined): PermissionMode | unde
   return parsed.data;
 }
 
-/** Builds the runtime for a command from the global and run flags. */
-export async function runtimeFromFlags(command: Command, ctx: CliContext, flags: RunFlags): Promise<Runtime> {
+/** Builds the runtime for a command from the global and run flags; `approvals` answers asks (default: deny). */
+export async function runtimeFromFlags(
+  command: Command,
+  ctx: CliContext,
+  flags: RunFlags,
+  approvals?: Resolver,
+): Promise<Runtime> {
   const global = await globalOptions(command, ctx);
   const mode = permissionMode(flags.permissionMode);
   const maxTurns = positive('--max-turns', flags.maxTurns, true);
@@ -76,6 +82,7 @@ export async function runtimeFromFlags(command: Command, ctx: CliContext, flags:
     ...(flags.isolation === 'thread' || flags.isolation === 'process' ? { isolation: flags.isolation } : {}),
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
+    ...(approvals ? { approvals } : {}),
     // Only for cadre's own tests: lets a `fault:<kind>` prompt make its worker fail on purpose.
     ...(ctx.env.CADRE_FAULT_INJECTION === '1' ? { allowFaultInjection: true } : {}),
   });

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../context.js';
+import { terminalSession } from '../terminal-session.js';
 import { progressPrinter } from './progress.js';
 import { addRunFlags, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
 
@@ -22,7 +23,14 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
       if (!prompt) throw new UsageError('run: the prompt is empty');
       const timeout = positive('--timeout', flags.timeout);
       const maxTurns = positive('--max-turns', flags.maxTurns, true);
-      const runtime = await runtimeFromFlags(command, ctx, flags);
+      // On a terminal, asks go to a prompt on stderr; elsewhere they are denied as before.
+      const term = terminalSession(ctx, { tree: false });
+      const io = term?.io ?? ctx.io;
+      const runtime = await runtimeFromFlags(command, ctx, flags, term?.approvals).catch((error: unknown) => {
+        term?.close();
+        throw error;
+      });
+      term?.attach(runtime.approvals);
       // Ctrl-C cancels the run (recorded as cancelled) and exits 130, as a shell expects.
       let interrupted = false;
       let stop: () => void = () => undefined;
@@ -39,7 +47,7 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
             ...(timeout ? { timeout } : {}),
             ...(maxTurns ? { max_turns: maxTurns } : {}),
           },
-          { onEvent: progressPrinter(ctx.io) },
+          { onEvent: progressPrinter(io) },
         );
         stop = handle.stop;
         if (interrupted) stop();
@@ -52,6 +60,7 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
         }
         ctx.exitCode = interrupted ? 130 : output.status === 'completed' ? 0 : 1;
       } finally {
+        term?.close();
         process.off('SIGINT', onSigint);
         await runtime.close();
       }

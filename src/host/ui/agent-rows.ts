@@ -1,0 +1,138 @@
+// The live agent tree as data: one row per agent, folded from the runs' events by a pure reducer
+// (no Ink, no clock of its own), so the chat, `cadre explore` on a TTY and the tests share it.
+import type { AgentEvent } from '../../shared/events.js';
+import type { TaskStatus } from '../../shared/task.js';
+import { totalTokens } from '../../shared/task.js';
+
+/** What an agent is doing, as the tree shows it. */
+export type RowState = 'working' | 'waiting' | 'approval' | 'done';
+
+/** One agent. */
+export interface AgentRow {
+  agentId: string;
+  parentId?: string;
+  depth: number;
+  agentType: string;
+  description: string;
+  background: boolean;
+  startedAt: number;
+  endedAt?: number;
+  status?: TaskStatus;
+  /** Tools running now: tool-use id -> `Name telling-argument` (raw; sanitized when drawn). */
+  tools: Readonly<Record<string, string>>;
+  /** The latest tool started (shown when none is running). */
+  lastTool?: string;
+  tokens: number;
+  /** Approval requests of this agent waiting for the person. */
+  approvals: number;
+  /** Calls the policy or the person refused. */
+  refused: number;
+  /** The final text, once the run ended. */
+  result?: string;
+}
+
+/** Every agent seen, by id. */
+export type AgentRows = Readonly<Record<string, AgentRow>>;
+
+/** Error codes of a tool result that mean the call was refused rather than failed. */
+const REFUSED = /^(approval_denied|permission_denied|path_outside_project|sensitive_path|not_granted):/;
+
+/** True when a tool result says the call was refused by the policy or a person. */
+export function isRefusal(event: { isError: boolean; content: string }): boolean {
+  return event.isError && REFUSED.test(event.content);
+}
+
+/** The most telling argument of a tool call: its command, file, pattern or subagent. */
+export function toolArgument(input: unknown): string {
+  if (!input || typeof input !== 'object') return '';
+  const o = input as Record<string, unknown>;
+  for (const key of [
+    'command',
+    'file_path',
+    'pattern',
+    'path',
+    'subagent_type',
+    'url',
+    'agent_id',
+    'description',
+  ]) {
+    const value = o[key];
+    if (typeof value === 'string')
+      return key === 'subagent_type' ? `${value}: ${String(o.description ?? '')}` : value;
+  }
+  return '';
+}
+
+function withRow(rows: AgentRows, id: string, change: (row: AgentRow) => AgentRow): AgentRows {
+  const row = rows[id];
+  return row ? { ...rows, [id]: change(row) } : rows;
+}
+
+/** Folds one event into the rows (a new object when something changed, the same one otherwise). */
+export function reduceRows(rows: AgentRows, event: AgentEvent): AgentRows {
+  switch (event.type) {
+    case 'agent-start':
+      return {
+        ...rows,
+        [event.agentId]: {
+          agentId: event.agentId,
+          ...(event.parentId !== undefined ? { parentId: event.parentId } : {}),
+          depth: event.depth,
+          agentType: event.agentType,
+          description: event.description,
+          background: event.background === true,
+          startedAt: event.at,
+          tools: {},
+          tokens: 0,
+          approvals: 0,
+          refused: 0,
+        },
+      };
+    case 'tool-call': {
+      const label = `${event.name} ${toolArgument(event.input)}`.trim();
+      return withRow(rows, event.agentId, (r) => ({
+        ...r,
+        tools: { ...r.tools, [event.toolUseId]: label },
+        lastTool: label,
+      }));
+    }
+    case 'tool-result':
+      return withRow(rows, event.agentId, (r) => {
+        const { [event.toolUseId]: _done, ...tools } = r.tools;
+        return { ...r, tools, refused: r.refused + (isRefusal(event) ? 1 : 0) };
+      });
+    case 'usage':
+      return withRow(rows, event.agentId, (r) => ({ ...r, tokens: totalTokens(event.usage) }));
+    case 'approval-request':
+      return withRow(rows, event.agentId, (r) => ({ ...r, approvals: r.approvals + 1 }));
+    case 'approval-result':
+      return withRow(rows, event.agentId, (r) => ({ ...r, approvals: Math.max(0, r.approvals - 1) }));
+    case 'agent-end':
+      return withRow(rows, event.agentId, (r) => ({
+        ...r,
+        endedAt: event.at,
+        status: event.output.status,
+        tools: {},
+        approvals: 0,
+        result: event.output.result,
+        tokens: Math.max(r.tokens, totalTokens(event.output.usage)),
+      }));
+    default:
+      return rows;
+  }
+}
+
+/** The state a row is drawn in. */
+export function rowState(row: AgentRow, rows: AgentRows): RowState {
+  if (row.endedAt !== undefined) return 'done';
+  if (row.approvals > 0) return 'approval';
+  const waitingOnChild = Object.values(rows).some(
+    (c) => c.parentId === row.agentId && c.endedAt === undefined && !c.background,
+  );
+  return waitingOnChild ? 'waiting' : 'working';
+}
+
+/** Running agents waiting for the person. */
+export function waitingForPerson(rows: AgentRows): number {
+  return Object.values(rows).filter((r) => r.endedAt === undefined && r.approvals > 0).length;
+}
