@@ -57,6 +57,8 @@ export interface RuntimeOptions {
 
 /** One running task: its events, its result, and a way to stop it. */
 export interface TaskHandle {
+  /** The top-level run's agent id (its resume key). */
+  agentId: string;
   /** Every event of the task's tree, each with agentId, parentId and depth. */
   events: AsyncIterable<AgentEvent>;
   /** The top-level run's output. Never rejects for run failures (see `status`). */
@@ -93,6 +95,8 @@ export interface Runtime {
   readonly approvals: ApprovalBroker;
   readonly config: CadreConfig;
   readonly cwd: string;
+  /** Where run transcripts are written. */
+  readonly transcriptsDir: string;
   /** Starts a task. Rejects at once for invalid input or an unknown agent type. */
   task(input: TaskInput, options?: { onEvent?: (event: AgentEvent) => void }): Promise<TaskHandle>;
   /** Runs a task to its end. */
@@ -221,6 +225,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return output;
     });
     return {
+      agentId: node.agentId,
       events: channel,
       result,
       usage: () => tree.usage,
@@ -262,6 +267,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     approvals: core.approvals,
     config,
     cwd,
+    transcriptsDir,
     task,
     session,
     async reloadAgents() {

@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAgentsCommand } from './commands/agents.js';
 import { registerBatchCommand } from './commands/batch.js';
+import { registerChatCommand } from './commands/chat.js';
 import { registerExploreCommand } from './commands/explore.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerTranscripts } from './commands/transcripts.js';
@@ -17,6 +18,7 @@ export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
 export const COMMANDS: CommandRegistrar[] = [
   registerRunCommand,
   registerExploreCommand,
+  registerChatCommand,
   registerBatchCommand,
   registerAgentsCommand,
   registerTranscripts,
