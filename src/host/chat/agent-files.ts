@@ -63,6 +63,12 @@ export function checkDraft(file: string, content: string): CheckedDraft {
   };
 }
 
+/** Checks a draft as it would be saved in `dir` (as `<its name>.md`). */
+export function checkDraftIn(dir: string, content: string): CheckedDraft {
+  const probe = checkDraft(path.join(dir, 'draft.md'), content);
+  return probe.name ? checkDraft(path.join(dir, `${probe.name}.md`), content) : probe;
+}
+
 /** One line per problem, for the person reading the draft. */
 export function problems(draft: CheckedDraft): string[] {
   return [
@@ -89,7 +95,7 @@ export async function saveAgent(
   overwrite = false,
 ): Promise<string> {
   const dir = scopeDir(scope, dirs);
-  const probe = checkDraft(path.join(dir, 'draft.md'), content);
+  const probe = checkDraftIn(dir, content);
   if (!probe.name || probe.errors.length > 0)
     throw new Error(`the agent is not valid:\n${problems(probe).join('\n')}`);
   const file = path.join(dir, `${probe.name}.md`);

@@ -252,6 +252,7 @@ export class ChatController {
       permission_mode: 'plan',
       prompt: draftPrompt(description),
     });
+    this.store.dispatch({ type: 'quiet', agentId: handle.agentId });
     const out = await handle.result;
     if (out.status !== 'completed')
       throw new Error(`drafting ended ${out.status}${out.error ? `: ${out.error.message}` : ''}`);

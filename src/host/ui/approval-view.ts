@@ -63,7 +63,7 @@ export function approvalLines(view: ApprovalView, width: number, maxBody = 20): 
   for (const [i, line] of wrapLine(r.reason, Math.max(10, width - 7), 3).entries())
     lines.push({ text: `${i === 0 ? '  why: ' : '       '}${line}`, tone: 'dim' });
   lines.push({
-    text: cut(view.settling ? `  ${keyRow(r, view.detail)}  (wait)` : `  ${keyRow(r, view.detail)}`),
+    text: cut(view.settling ? `  (wait) ${keyRow(r, view.detail)}` : `  ${keyRow(r, view.detail)}`),
     tone: view.settling ? 'dim' : 'keys',
   });
   return lines;

@@ -34,6 +34,8 @@ export interface ChatState {
   mainTools: Readonly<Record<string, string>>;
   /** Approval requests waiting: id -> what they ask, for the line their answer leaves. */
   asks: Readonly<Record<string, string>>;
+  /** Runs the session starts for itself (drafting an agent): their end adds nothing to the chat. */
+  quiet: readonly string[];
 }
 
 /** Everything that changes the chat. */
@@ -44,6 +46,7 @@ export type ChatAction =
   | { type: 'main'; agentId: string }
   /** The turn ended (`output` is absent when it could not start). */
   | { type: 'turn-end'; output?: TaskOutput }
+  | { type: 'quiet'; agentId: string }
   | { type: 'queue'; prompt: string }
   | { type: 'dequeue' };
 
@@ -58,6 +61,7 @@ export function initialChat(items: readonly Omit<ChatItem, 'id'>[] = []): ChatSt
     queued: [],
     mainTools: {},
     asks: {},
+    quiet: [],
   };
 }
 
@@ -120,7 +124,12 @@ function sideItems(state: ChatState, event: AgentEvent): ChatState {
       `${event.decision === 'allow' ? 'allowed' : 'denied'} by ${who}: ${event.agentId} ${summary}`,
     );
   }
-  if (event.type === 'agent-end' && event.depth === 0 && event.agentId !== state.mainId) {
+  if (
+    event.type === 'agent-end' &&
+    event.depth === 0 &&
+    event.agentId !== state.mainId &&
+    !state.quiet.includes(event.agentId)
+  ) {
     const o = event.output;
     const body = o.result.trim() === '' ? `(${o.status}, no text)` : o.result.trim();
     return push(
@@ -158,6 +167,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         next = push(next, 'error', `the turn ended ${o.status}${o.error ? `: ${o.error.message}` : ''}`);
       return next;
     }
+    case 'quiet':
+      return { ...state, quiet: [...state.quiet, action.agentId] };
     case 'queue':
       return { ...state, queued: [...state.queued, action.prompt] };
     case 'dequeue':

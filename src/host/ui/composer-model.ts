@@ -71,13 +71,18 @@ export function mentionAt(
   return { start: state.cursor - (match[2]?.length ?? 0) - 1, query: (match[2] ?? '').toLowerCase() };
 }
 
-/** The agents the picker offers for the current word: names starting with the query first. */
-export function pickerChoices(state: ComposerState, agents: readonly AgentChoice[]): AgentChoice[] {
+/** Every agent matching the current @word: names starting with the query first. */
+export function pickerMatches(state: ComposerState, agents: readonly AgentChoice[]): AgentChoice[] {
   const at = mentionAt(state);
   if (!at || state.pickerClosed) return [];
   const starts = agents.filter((a) => a.name.startsWith(at.query));
   const contains = agents.filter((a) => !a.name.startsWith(at.query) && a.name.includes(at.query));
-  return [...starts, ...contains].slice(0, PICKER_ROWS);
+  return [...starts, ...contains];
+}
+
+/** The agents the picker shows for the current word (at most PICKER_ROWS). */
+export function pickerChoices(state: ComposerState, agents: readonly AgentChoice[]): AgentChoice[] {
+  return pickerMatches(state, agents).slice(0, PICKER_ROWS);
 }
 
 function edit(state: ComposerState, text: string, cursor: number): ComposerState {

@@ -68,8 +68,8 @@ describe('cadre run on a terminal', () => {
     expect(prompt).toMatch(
       /\[y\] allow once {2}\[n\/Esc\] deny {2}\[a\] always this session: Edit\(hello\.txt\)/,
     );
-    // Past the key grace, one key answers.
-    await tmux.waitFor(/\[d\] show full input\s*$/m);
+    // Past the key grace (the key row no longer says "wait"), one key answers.
+    await tmux.waitFor(/^ {2}\[y\] allow once/m);
     await tmux.key('y');
     const end = await tmux.waitFor(/\[exit \d+\]/, 20_000, 'history');
     expect(end).toMatch(/\[exit 0\]/);

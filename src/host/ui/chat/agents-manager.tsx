@@ -2,15 +2,16 @@
 // or from a model's draft, reviewed (and checked by the registry's parser) before it is saved to
 // the project or the user scope; edit a file in $EDITOR; delete one (built-ins are protected); and
 // reload every source.
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useState } from 'react';
+import { useState, type MutableRefObject } from 'react';
 import type { LoadedAgent } from '../../../shared/agent-definition.js';
 import {
   agentTemplate,
   checkDraft,
+  checkDraftIn,
   deleteAgent,
   deleteRefusal,
   problems,
@@ -21,6 +22,7 @@ import {
 import type { ChatController } from '../../chat/controller.js';
 import { agentPage } from '../../cli/commands/agents-format.js';
 import { clipLine, sanitizeForTerminal } from '../terminal-text.js';
+import { useRefState, type KeyHandler } from './keys.js';
 import { LineInput, useLineInput } from './line-input.js';
 
 type Screen =
@@ -36,6 +38,8 @@ export interface AgentsManagerProps {
   /** Opens a file in $EDITOR with the terminal handed over; resolves when the editor exits. */
   editFile: (file: string) => Promise<void>;
   onClose: () => void;
+  /** Where the app sends this overlay's keys. */
+  keys: MutableRefObject<KeyHandler | undefined>;
   width: number;
   height: number;
 }
@@ -43,13 +47,16 @@ export interface AgentsManagerProps {
 /** The `/agents` overlay. */
 export function AgentsManager(props: AgentsManagerProps) {
   const { controller, width } = props;
-  const [screen, setScreen] = useState<Screen>({ kind: 'list' });
-  const [index, setIndex] = useState(0);
+  const [screen, setScreen, screenRef] = useRefState<Screen>({ kind: 'list' });
+  const [index, setIndex, indexRef] = useRefState(0);
   const [status, setStatus] = useState('');
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy, busyRef] = useRefState(false);
   const input = useLineInput();
   const agents = controller.runtime.registry.agents;
-  const selected = agents[Math.min(index, agents.length - 1)];
+  const current = () => {
+    const list = controller.runtime.registry.agents;
+    return list[Math.min(indexRef.current, list.length - 1)];
+  };
   const dirs = { cwd: controller.runtime.cwd, home: controller.home };
 
   const act = (work: () => Promise<string | void>) => {
@@ -88,9 +95,11 @@ export function AgentsManager(props: AgentsManagerProps) {
       return `saved ${file}; ${summary}`;
     });
 
-  useInput((text, key) => {
-    if (busy) return;
+  props.keys.current = (text, key) => {
+    if (busyRef.current) return;
     setStatus('');
+    const screen = screenRef.current;
+    const selected = current();
     if (screen.kind === 'ask') {
       const done = input.key(text, key);
       if (key.escape) return setScreen({ kind: 'list' });
@@ -126,8 +135,8 @@ export function AgentsManager(props: AgentsManagerProps) {
       return;
     }
     if (key.escape) return props.onClose();
-    if (key.upArrow) return setIndex((i) => Math.max(0, i - 1));
-    if (key.downArrow) return setIndex((i) => Math.min(agents.length - 1, i + 1));
+    if (key.upArrow) return setIndex(Math.max(0, indexRef.current - 1));
+    if (key.downArrow) return setIndex(Math.min(agents.length - 1, indexRef.current + 1));
     if (key.return && selected) return setScreen({ kind: 'show', agent: selected });
     if (text === 'c' || text === 'g') {
       input.reset();
@@ -149,7 +158,7 @@ export function AgentsManager(props: AgentsManagerProps) {
       if (refusal) return setStatus(refusal);
       return setScreen({ kind: 'delete', agent: selected });
     }
-  });
+  };
 
   const title = (text: string) => (
     <Text bold color="cyan">
@@ -195,7 +204,7 @@ export function AgentsManager(props: AgentsManagerProps) {
           </>
         );
       case 'review': {
-        const checked = checkDraft(path.join(scopeDir('project', dirs), 'draft.md'), screen.draft);
+        const checked = checkDraftIn(scopeDir('project', dirs), screen.draft);
         const issues = problems(checked);
         const lines = screen.draft.split('\n');
         const room = Math.max(5, props.height - 12 - issues.length);

@@ -2,7 +2,7 @@
 // agent's streaming text, the live agent tree, the approval prompt for the head of the queue, and
 // the composer or an overlay (/agents, /tasks). One input handler routes each key: an approval
 // first, then an overlay, then the tree selection, then the composer.
-import { Box, Static, Text, useInput, useStdout } from 'ink';
+import { Box, Static, Text, useStdout } from 'ink';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { ChatController } from '../../chat/controller.js';
 import type { ApprovalKey } from '../approval-queue.js';
@@ -15,6 +15,7 @@ import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
 import { Message } from './message.js';
 import { TasksView } from './tasks-view.js';
+import { useKeys, useRefState, type KeyHandler } from './keys.js';
 import { useApprovalView } from './use-approval-view.js';
 
 /** What the app is given. */
@@ -51,10 +52,14 @@ export function ChatApp(props: ChatAppProps) {
     composerRef.current = next;
     setComposerState(next);
   };
-  const [overlay, setOverlay] = useState<'agents' | 'tasks' | undefined>(undefined);
-  const [selected, setSelected] = useState<string | undefined>(undefined);
-  const [confirm, setConfirm] = useState<{ agentId: string; children: number } | undefined>(undefined);
-  const [ctrlC, setCtrlC] = useState(0);
+  // What routes keys is read from refs (see keys.ts): a key never goes to a screen already left.
+  const [overlay, setOverlay, overlayRef] = useRefState<'agents' | 'tasks' | undefined>(undefined);
+  const overlayKeys = useRef<KeyHandler | undefined>(undefined);
+  const [selected, setSelected, selectedRef] = useRefState<string | undefined>(undefined);
+  const [confirm, setConfirm, confirmRef] = useRefState<{ agentId: string; children: number } | undefined>(
+    undefined,
+  );
+  const [ctrlC, setCtrlC, ctrlCRef] = useRefState(0);
   const [now, setNow] = useState(Date.now());
   const agents = controller.agentChoices();
 
@@ -82,6 +87,7 @@ export function ChatApp(props: ChatAppProps) {
     input: string,
     key: { upArrow: boolean; downArrow: boolean; escape: boolean },
   ): boolean => {
+    const selected = selectedRef.current;
     if (selected === undefined) return false;
     const ids = visibleAgents();
     const at = ids.indexOf(selected);
@@ -99,21 +105,23 @@ export function ChatApp(props: ChatAppProps) {
     return true;
   };
 
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (key.ctrl && input === 'c') {
-      if (ctrlC > 0 && Date.now() - ctrlC < CTRL_C_WINDOW_MS) return props.onExit();
+      const first = ctrlCRef.current;
+      if (first > 0 && Date.now() - first < CTRL_C_WINDOW_MS) return props.onExit();
       setCtrlC(Date.now());
       setComposer({ ...composerRef.current, text: '', cursor: 0 });
       return;
     }
-    if (approval.head) {
+    if (controller.queue.view().head) {
       const answer: ApprovalKey | undefined = key.escape
         ? 'escape'
         : (['y', 'n', 'a', 'd'] as const).find((k) => k === input.toLowerCase());
       if (answer) controller.queue.press(answer);
       return;
     }
-    if (overlay) return;
+    if (overlayRef.current) return overlayKeys.current?.(input, key);
+    const confirm = confirmRef.current;
     if (confirm) {
       if (input === 'y') controller.cancelAgent(confirm.agentId);
       setConfirm(undefined);
@@ -159,6 +167,7 @@ export function ChatApp(props: ChatAppProps) {
             controller={controller}
             editFile={props.editFile}
             onClose={() => setOverlay(undefined)}
+            keys={overlayKeys}
             width={width}
             height={height}
           />
@@ -166,6 +175,7 @@ export function ChatApp(props: ChatAppProps) {
           <TasksView
             controller={controller}
             onClose={() => setOverlay(undefined)}
+            keys={overlayKeys}
             width={width}
             height={height}
           />

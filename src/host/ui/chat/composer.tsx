@@ -2,7 +2,7 @@
 // cursor starts with @, the agents it may name with their descriptions. Its keys are handled by
 // the pure composer model; this only draws.
 import { Box, Text } from 'ink';
-import { pickerChoices, type AgentChoice, type ComposerState } from '../composer-model.js';
+import { PICKER_ROWS, pickerMatches, type AgentChoice, type ComposerState } from '../composer-model.js';
 import { clipLine, sanitizeForTerminal } from '../terminal-text.js';
 
 /** The composer and its @ picker. */
@@ -14,7 +14,8 @@ export function Composer(props: {
   placeholder: string;
 }) {
   const { state, width } = props;
-  const choices = pickerChoices(state, props.agents);
+  const matches = pickerMatches(state, props.agents);
+  const choices = matches.slice(0, PICKER_ROWS);
   const before = sanitizeForTerminal(state.text.slice(0, state.cursor));
   const at = state.text.slice(state.cursor, state.cursor + 1);
   const after = sanitizeForTerminal(state.text.slice(state.cursor + 1));
@@ -44,6 +45,9 @@ export function Composer(props: {
           {`  ${i === state.pick ? '\u276f' : ' '} @${clipLine(choice.name, 30)}  ${clipLine(choice.description, Math.max(10, width - choice.name.length - 10))}`}
         </Text>
       ))}
+      {matches.length > choices.length ? (
+        <Text dimColor>{`    \u2193 ${matches.length - choices.length} more: type to filter`}</Text>
+      ) : null}
     </Box>
   );
 }

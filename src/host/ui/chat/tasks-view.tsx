@@ -1,34 +1,38 @@
 // `/tasks`: background and @mention runs of the session, with their status; Enter shows a run's
 // output, s stops a running one.
-import { Box, Text, useInput } from 'ink';
-import { useState } from 'react';
+import { Box, Text } from 'ink';
+import { useState, type MutableRefObject } from 'react';
 import type { ChatController } from '../../chat/controller.js';
 import { clipLine, sanitizeForTerminal } from '../terminal-text.js';
+import { useRefState, type KeyHandler } from './keys.js';
 
 /** The `/tasks` overlay. */
 export function TasksView(props: {
   controller: ChatController;
   onClose: () => void;
+  /** Where the app sends this overlay's keys. */
+  keys: MutableRefObject<KeyHandler | undefined>;
   width: number;
   height: number;
 }) {
   const { controller, width } = props;
-  const [index, setIndex] = useState(0);
-  const [open, setOpen] = useState<string | undefined>(undefined);
+  const [index, setIndex, indexRef] = useRefState(0);
+  const [open, setOpen, openRef] = useRefState<string | undefined>(undefined);
   const [status, setStatus] = useState('');
   const tasks = controller.tasks();
-  const selected = tasks[Math.min(index, tasks.length - 1)];
   const shown = open === undefined ? undefined : tasks.find((t) => t.agentId === open);
 
-  useInput((text, key) => {
+  props.keys.current = (text, key) => {
     setStatus('');
-    if (shown) {
+    if (openRef.current !== undefined) {
       if (key.escape || key.return) setOpen(undefined);
       return;
     }
+    const tasks = controller.tasks();
+    const selected = tasks[Math.min(indexRef.current, tasks.length - 1)];
     if (key.escape) return props.onClose();
-    if (key.upArrow) return setIndex((i) => Math.max(0, i - 1));
-    if (key.downArrow) return setIndex((i) => Math.min(tasks.length - 1, i + 1));
+    if (key.upArrow) return setIndex(Math.max(0, indexRef.current - 1));
+    if (key.downArrow) return setIndex(Math.min(tasks.length - 1, indexRef.current + 1));
     if (key.return && selected) return setOpen(selected.agentId);
     if (text === 's' && selected) {
       if (selected.status !== 'running')
@@ -36,7 +40,7 @@ export function TasksView(props: {
       controller.cancelAgent(selected.agentId);
       return setStatus(`stopping ${selected.agentId}`);
     }
-  });
+  };
 
   if (shown) {
     const output = shown.result ?? '(still running: its output comes when it ends)';
