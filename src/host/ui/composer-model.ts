@@ -53,6 +53,8 @@ export interface ComposerResult {
 
 /** Most messages kept in the history. */
 export const HISTORY_LIMIT = 500;
+/** Longest chunk taken as fast typing rather than a paste (see composerKey). */
+const TYPED_CHUNK = 8;
 /** Most choices the picker shows. */
 export const PICKER_ROWS = 6;
 
@@ -188,6 +190,9 @@ export function composerKey(
     };
   }
   if (key.ctrl || key.meta || input === '') return { state, unhandled: true };
-  // Typed or pasted text; a paste's line breaks stay line breaks.
+  // A few keys typed fast can arrive as one chunk ("t\r"): a short chunk whose only line break is
+  // its last character is typing followed by Enter. Longer ones are pastes: their breaks stay breaks.
+  if (input.length <= TYPED_CHUNK && input.endsWith('\r') && !/[\r\n]/.test(input.slice(0, -1)))
+    return submit(insert(state, input.slice(0, -1)));
   return { state: insert(state, input.replace(/\r\n?/g, '\n')) };
 }
