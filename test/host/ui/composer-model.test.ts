@@ -46,8 +46,9 @@ describe('composer model', () => {
   });
 
   it('sends on Enter and keeps the message in the history; Up and Down walk it and restore the draft', () => {
-    let { state, submitted } = keys(emptyComposer(), 'one', { return: true });
-    expect(submitted).toBe('one');
+    const sent = keys(emptyComposer(), 'one', { return: true });
+    expect(sent.submitted).toBe('one');
+    let state = sent.state;
     ({ state } = keys(state, 'two', { return: true }, 'draft'));
     expect(state.history).toEqual(['one', 'two']);
     ({ state } = keys(state, { upArrow: true }));
