@@ -72,6 +72,8 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
           ),
         );
         const outputs: TaskOutput[] = await Promise.all(handles.map((h) => h.result));
+        // The tree goes before the reports are printed: erasing it later would erase them.
+        term?.close();
         if (flags.json) {
           ctx.io.stdout(
             `${JSON.stringify(

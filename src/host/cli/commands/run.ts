@@ -52,6 +52,8 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
         stop = handle.stop;
         if (interrupted) stop();
         const output = await handle.result;
+        // The prompt's region goes before the result is printed: erasing it later would erase that.
+        term?.close();
         if (flags.json) ctx.io.stdout(`${JSON.stringify(output, null, 2)}\n`);
         else {
           ctx.io.stdout(output.result.endsWith('\n') ? output.result : `${output.result}\n`);
