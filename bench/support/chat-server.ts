@@ -1,11 +1,19 @@
 // bench/chat's model server, in a process of its own so its work stays off the chat's event loop:
 // a lead that fans out to N streamers, each streaming a long reply in small, spaced chunks.
 // Prints its URL on the first line and stops when its standard input ends.
-import { startFakeAnthropic, systemText, textReply, toolUseReply } from '../../test/support/fake-anthropic.js';
+import {
+  startFakeAnthropic,
+  systemText,
+  textReply,
+  toolUseReply,
+} from '../../test/support/fake-anthropic.js';
 
 const STREAM_CHUNKS = Number(process.argv[2] ?? 400);
 const CHUNK_DELAY_MS = Number(process.argv[3] ?? 25);
-const WORDS = 'the runtime streams this reply in small pieces so that the chat has something to draw while you type'.split(' ');
+const WORDS =
+  'the runtime streams this reply in small pieces so that the chat has something to draw while you type'.split(
+    ' ',
+  );
 
 const server = await startFakeAnthropic({
   responder: (req) => {
