@@ -3,8 +3,8 @@
 // the compiled runtime and controller, against the fake model server in a process of its own.
 // Measured side by side in one run: keystroke-to-screen latency (a key written to the terminal's
 // input until a frame showing it is written to its output) with no agent running and while a lead's
-// 16 subagents stream; the host event loop's delay (p99) and busy share while they stream; how
-// often the chat redraws. Goals: keystroke p95 <= 50 ms and event-loop p99 <= 20 ms while 16 stream.
+// 16 subagents stream; the host event loop's delay (p99) and busy share while they stream, beside
+// the same fan-out run with no chat at all; how often the chat redraws. Goals: keystroke p95 <= 50 ms and event-loop p99 <= 20 ms while 16 stream.
 // Run: npm run build && npx tsx bench/chat.ts
 import { spawn } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
@@ -173,7 +173,23 @@ async function round(n: number) {
   typed = '';
   log(`waiting for the ${running()} still running to end`);
   while (running() > 0) await new Promise((r) => setTimeout(r, 100));
-  return out;
+  // The same fan-out with no chat at all (no session, no UI, no keys): what the runtime and the
+  // machine alone cost the event loop, for comparison.
+  log('the same fan-out without the chat');
+  const bare = runtime.run({ subagent_type: 'lead', prompt: `fan out ${AGENTS}` });
+  while (runtime.stats().runs < AGENTS + 1) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 500));
+  const bareLoop = monitorEventLoopDelay({ resolution: 5 });
+  bareLoop.enable();
+  const bareElu0 = performance.eventLoopUtilization();
+  await new Promise((r) => setTimeout(r, Math.min(out.seconds, 8) * 1000));
+  bareLoop.disable();
+  await bare;
+  return {
+    ...out,
+    bareLoopP99Ms: bareLoop.percentile(99) / 1e6,
+    bareUtilization: performance.eventLoopUtilization(bareElu0).utilization,
+  };
 }
 
 const rounds: Awaited<ReturnType<typeof round>>[] = [];
@@ -189,6 +205,11 @@ const result = {
   keystrokeStreamingMs: { p50: med((r) => quantile(r.streaming, 0.5)), p95: streamingP95 },
   eventLoopDelayP99Ms: loopP99,
   eventLoopUtilization: med((r) => r.utilization),
+  withoutChat: {
+    note: 'the same 16-agent fan-out run with runtime.run(): no session, no UI, no keys',
+    eventLoopDelayP99Ms: med((r) => r.bareLoopP99Ms),
+    eventLoopUtilization: med((r) => r.bareUtilization),
+  },
   processCpuPercent: med((r) => r.cpuPercent),
   chatStateFlushesPerS: med((r) => r.flushesPerS),
   perRound: rounds.map((r) => ({
@@ -198,6 +219,7 @@ const result = {
     agentsStillStreamingAtEnd: r.stillStreaming,
     eventLoopDelayP99Ms: r.loopP99Ms,
     eventLoopDelayMaxMs: r.loopMaxMs,
+    withoutChatEventLoopDelayP99Ms: r.bareLoopP99Ms,
   })),
   goals: {
     keystrokeP95Ms: { goal: 50, met: streamingP95 <= 50 },

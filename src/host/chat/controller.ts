@@ -4,16 +4,19 @@
 // these methods, so everything here runs (and is tested) without Ink.
 import type { AgentEvent } from '../../shared/events.js';
 import type { TaskOutput } from '../../shared/task.js';
-import { readTranscript } from '../transcripts/index.js';
 import type { Runtime, Session, TaskHandle } from '../runtime.js';
 import type { ApprovalQueue } from '../ui/approval-queue.js';
+import { runningBelow, sessionTasks, type TaskRow } from '../ui/agent-rows.js';
 import { parseChatInput, type ChatInput } from '../ui/chat-input.js';
 import { initialChat, type ChatItem } from '../ui/chat-state.js';
 import { ChatStore } from '../ui/chat-store.js';
 import type { AgentChoice } from '../ui/composer-model.js';
 import { draftFromReply } from './agent-files.js';
+import { conversationItems } from './resumed.js';
 import { draftPrompt, helpText, permissionsText } from './chat-text.js';
 import { recordSession, sessionsIndexPath, type ChatSessionRecord } from './sessions-index.js';
+
+export type { TaskRow } from '../ui/agent-rows.js';
 
 /** How a chat starts. */
 export interface ChatOptions {
@@ -28,16 +31,6 @@ export interface ChatOptions {
   resume?: ChatSessionRecord;
   /** Flush interval of the store (ms). */
   intervalMs?: number;
-}
-
-/** A background or @mention run, as `/tasks` lists it. */
-export interface TaskRow {
-  agentId: string;
-  agentType: string;
-  description: string;
-  status: string;
-  background: boolean;
-  result?: string;
 }
 
 /** Messages of a resumed conversation shown again at start, at most. */
@@ -75,22 +68,8 @@ export class ChatController {
   /** Shows the last messages of a resumed conversation. */
   async showResumed(): Promise<void> {
     if (!this.transcript) return;
-    const read = await readTranscript(this.transcript, { events: false }).catch(() => undefined);
-    if (!read) {
-      this.info('error', `could not read the resumed transcript ${this.transcript}`);
-      return;
-    }
-    const items: Omit<ChatItem, 'id'>[] = [];
-    for (const m of read.messages) {
-      const text =
-        typeof m.content === 'string'
-          ? m.content
-          : m.content
-              .map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : ''))
-              .join('')
-              .trim();
-      if (text !== '') items.push({ kind: m.role === 'user' ? 'user' : 'assistant', text });
-    }
+    const items = await conversationItems(this.transcript);
+    if (!items) return this.info('error', `could not read the resumed transcript ${this.transcript}`);
     for (const item of items.slice(-RESUMED_ITEMS)) this.info(item.kind, item.text);
     this.info('notice', `resumed ${this.mainId ?? ''} (${items.length} messages); new messages continue it`);
   }
@@ -212,12 +191,7 @@ export class ChatController {
 
   /** Running children (any depth) of an agent, for the confirmation before cancelling it. */
   runningChildren(agentId: string): number {
-    const rows = this.store.getState().rows;
-    const below = (id: string): number =>
-      Object.values(rows)
-        .filter((r) => r.parentId === id && r.endedAt === undefined)
-        .reduce((n, r) => n + 1 + below(r.agentId), 0);
-    return below(agentId);
+    return runningBelow(this.store.getState().rows, agentId);
   }
 
   /** Cancels one agent (and its subtree). */
@@ -227,18 +201,7 @@ export class ChatController {
 
   /** Background and @mention runs, newest first. */
   tasks(): TaskRow[] {
-    const rows = this.store.getState().rows;
-    return Object.values(rows)
-      .filter((r) => r.background || (r.depth === 0 && r.agentId !== this.mainId))
-      .sort((a, b) => b.startedAt - a.startedAt)
-      .map((r) => ({
-        agentId: r.agentId,
-        agentType: r.agentType,
-        description: r.description,
-        status: r.status ?? 'running',
-        background: r.background,
-        ...(r.result !== undefined ? { result: r.result } : {}),
-      }));
+    return sessionTasks(this.store.getState().rows, this.mainId);
   }
 
   /**

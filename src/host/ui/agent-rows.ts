@@ -136,3 +136,36 @@ export function rowState(row: AgentRow, rows: AgentRows): RowState {
 export function waitingForPerson(rows: AgentRows): number {
   return Object.values(rows).filter((r) => r.endedAt === undefined && r.approvals > 0).length;
 }
+
+/** Running agents below `agentId`, at any depth. */
+export function runningBelow(rows: AgentRows, agentId: string): number {
+  return Object.values(rows)
+    .filter((r) => r.parentId === agentId && r.endedAt === undefined)
+    .reduce((n, r) => n + 1 + runningBelow(rows, r.agentId), 0);
+}
+
+/** A background or @mention run, as `/tasks` lists it. */
+export interface TaskRow {
+  agentId: string;
+  agentType: string;
+  description: string;
+  /** A terminal status, or `running`. */
+  status: string;
+  background: boolean;
+  result?: string;
+}
+
+/** A session's background runs and the top-level runs other than its main agent, newest first. */
+export function sessionTasks(rows: AgentRows, mainId: string | undefined): TaskRow[] {
+  return Object.values(rows)
+    .filter((r) => r.background || (r.depth === 0 && r.agentId !== mainId))
+    .sort((a, b) => b.startedAt - a.startedAt)
+    .map((r) => ({
+      agentId: r.agentId,
+      agentType: r.agentType,
+      description: r.description,
+      status: r.status ?? 'running',
+      background: r.background,
+      ...(r.result !== undefined ? { result: r.result } : {}),
+    }));
+}

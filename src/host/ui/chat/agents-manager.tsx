@@ -7,11 +7,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { useState, type MutableRefObject } from 'react';
-import type { LoadedAgent } from '../../../shared/agent-definition.js';
 import {
   agentTemplate,
   checkDraft,
-  checkDraftIn,
   deleteAgent,
   deleteRefusal,
   problems,
@@ -20,17 +18,10 @@ import {
   type AgentScope,
 } from '../../chat/agent-files.js';
 import type { ChatController } from '../../chat/controller.js';
-import { agentPage } from '../../cli/commands/agents-format.js';
-import { clipLine, sanitizeForTerminal } from '../terminal-text.js';
+import { sanitizeForTerminal } from '../terminal-text.js';
 import { useRefState, type KeyHandler } from './keys.js';
-import { LineInput, useLineInput } from './line-input.js';
-
-type Screen =
-  | { kind: 'list' }
-  | { kind: 'show'; agent: LoadedAgent }
-  | { kind: 'ask'; purpose: 'name' | 'describe' }
-  | { kind: 'review'; draft: string }
-  | { kind: 'delete'; agent: LoadedAgent };
+import { AgentsScreen, type Screen } from './agents-screens.js';
+import { useLineInput } from './line-input.js';
 
 /** What the manager needs from the app. */
 export interface AgentsManagerProps {
@@ -160,116 +151,20 @@ export function AgentsManager(props: AgentsManagerProps) {
     }
   };
 
-  const title = (text: string) => (
-    <Text bold color="cyan">
-      {text}
-    </Text>
-  );
-  const foot = (text: string) => <Text dimColor>{text}</Text>;
   const statusLine = status ? (
     <Text color={status.startsWith('\u2717') ? 'red' : 'green'}>{sanitizeForTerminal(status)}</Text>
   ) : null;
-  const body = (() => {
-    switch (screen.kind) {
-      case 'show':
-        return (
-          <>
-            {title(`/agents \u203a ${screen.agent.name}`)}
-            <Text>
-              {sanitizeForTerminal(
-                agentPage(screen.agent)
-                  .split('\n')
-                  .slice(0, props.height - 8)
-                  .join('\n'),
-              )}
-            </Text>
-            {foot('Enter or Esc: back')}
-          </>
-        );
-      case 'ask':
-        return (
-          <>
-            {title(
-              screen.purpose === 'name'
-                ? '/agents \u203a new agent from the template'
-                : '/agents \u203a new agent drafted by the model',
-            )}
-            <Text>
-              {screen.purpose === 'name'
-                ? 'Name (lowercase words joined by hyphens):'
-                : 'Describe the agent in one line:'}
-            </Text>
-            <LineInput state={input.state} width={width - 4} />
-            {foot('Enter: continue  Esc: back')}
-          </>
-        );
-      case 'review': {
-        const checked = checkDraftIn(scopeDir('project', dirs), screen.draft);
-        const issues = problems(checked);
-        const lines = screen.draft.split('\n');
-        const room = Math.max(5, props.height - 12 - issues.length);
-        return (
-          <>
-            {title(`/agents \u203a review ${checked.name ?? 'the draft'}`)}
-            <Text>{sanitizeForTerminal(lines.slice(0, room).join('\n'))}</Text>
-            {lines.length > room
-              ? foot(`\u2026 ${lines.length - room} more lines (e: open it in $EDITOR)`)
-              : null}
-            {issues.length === 0 ? (
-              <Text color="green">valid</Text>
-            ) : (
-              issues.map((issue, i) => (
-                <Text key={i} color={issue.startsWith('error') ? 'red' : 'yellow'} wrap="truncate">
-                  {clipLine(issue, width - 2)}
-                </Text>
-              ))
-            )}
-            {foot(
-              'p: save to the project (.cadre/agents)  u: save for you (~/.cadre/agents)  e: edit in $EDITOR  Esc: discard',
-            )}
-          </>
-        );
-      }
-      case 'delete':
-        return (
-          <>
-            {title('/agents \u203a delete')}
-            <Text color="yellow">
-              {sanitizeForTerminal(
-                `Delete ${screen.agent.name} (${screen.agent.path})? y: delete, any other key: keep`,
-              )}
-            </Text>
-          </>
-        );
-      case 'list': {
-        const room = Math.max(3, props.height - 8);
-        const start = Math.max(0, Math.min(index - Math.floor(room / 2), agents.length - room));
-        return (
-          <>
-            {title(`/agents (${agents.length})`)}
-            {agents.slice(start, start + room).map((a, i) => (
-              <Text
-                key={a.name}
-                wrap="truncate"
-                {...(start + i === index ? { color: 'cyan', bold: true } : {})}
-              >
-                {clipLine(
-                  `${start + i === index ? '\u276f' : ' '} ${a.name.padEnd(18)} ${a.source.padEnd(14)} ${a.path}`,
-                  width - 2,
-                )}
-              </Text>
-            ))}
-            {foot(
-              'Enter: show  c: create from template  g: generate with the model  e: edit in $EDITOR  d: delete  r: reload  Esc: close',
-            )}
-          </>
-        );
-      }
-    }
-  })();
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
-      {body}
+      <AgentsScreen
+        screen={screen}
+        agents={agents}
+        index={index}
+        input={input.state}
+        projectAgents={scopeDir('project', dirs)}
+        width={width}
+        height={props.height}
+      />
       {busy ? <Text dimColor>{'working\u2026'}</Text> : statusLine}
     </Box>
   );
