@@ -75,7 +75,10 @@ export class ChatController {
   }
 
   private onEvent(event: AgentEvent): void {
-    // An answered approval is drawn at once; the rest is batched.
+    // A subagent's streamed text is in its transcript; the chat shows only the main agent's. With
+    // 16 agents streaming these are most events: they are not even queued.
+    if (event.type === 'text-delta' && event.agentId !== this.mainId) return;
+    // A request for approval and a run's end are drawn at once; the rest is batched.
     this.store.dispatch(
       { type: 'event', event },
       event.type === 'approval-request' || event.type === 'agent-end',
