@@ -137,6 +137,8 @@ export class ChatController {
       this.current = await this.session.task({
         subagent_type: this.agent,
         prompt,
+        // The tree's row for the turn says what it works on.
+        description: prompt.replace(/\s+/g, ' ').slice(0, 80),
         ...(this.mainId ? { resume: this.mainId } : {}),
       });
       const first = this.mainId === undefined;
