@@ -1,11 +1,12 @@
 // The live agent tree under the conversation: the same lines as `cadre explore` draws on a TTY.
+import { memo } from 'react';
 import { Box } from 'ink';
 import type { AgentRows } from '../agent-rows.js';
 import { treeLines } from '../tree-lines.js';
 import { Lines } from './styled.js';
 
 /** The tree, capped at `maxRows` agents; nothing when no agent runs or fades. */
-export function AgentTree(props: {
+function AgentTreeView(props: {
   rows: AgentRows;
   now: number;
   width: number;
@@ -25,3 +26,6 @@ export function AgentTree(props: {
     </Box>
   );
 }
+
+/** Drawn again only when its props change (a key or a batch of events redraws the app). */
+export const AgentTree = memo(AgentTreeView);

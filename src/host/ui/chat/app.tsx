@@ -3,7 +3,7 @@
 // the composer or an overlay (/agents, /tasks). One input handler routes each key: an approval
 // first, then an overlay, then the tree selection, then the composer.
 import { Box, Static, Text, useStdout } from 'ink';
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { ChatController } from '../../chat/controller.js';
 import type { ApprovalKey } from '../approval-queue.js';
 import { treeLines } from '../tree-lines.js';
@@ -61,7 +61,9 @@ export function ChatApp(props: ChatAppProps) {
   );
   const [ctrlC, setCtrlC, ctrlCRef] = useRefState(0);
   const [now, setNow] = useState(Date.now());
-  const agents = controller.agentChoices();
+  // The same list until the agents are reloaded, so the composer is not drawn again for nothing.
+  const registry = controller.runtime.registry;
+  const agents = useMemo(() => controller.agentChoices(), [controller, registry]);
 
   // Elapsed times and fading rows move while agents run.
   const busy = Object.values(state.rows).some((r) => r.endedAt === undefined || now - r.endedAt < 5000);

@@ -1,12 +1,13 @@
 // The approval prompt: the head of the queue (one request at a time, with its place in the queue),
 // drawn from the same lines as the plain terminal prompt, in a box that stands out.
+import { memo } from 'react';
 import { Box } from 'ink';
 import type { ApprovalView } from '../approval-queue.js';
 import { approvalLines } from '../approval-view.js';
 import { Lines } from './styled.js';
 
 /** The prompt, or nothing when no request waits. */
-export function ApprovalPrompt({
+function ApprovalPromptView({
   view,
   width,
   maxBody,
@@ -22,3 +23,6 @@ export function ApprovalPrompt({
     </Box>
   );
 }
+
+/** Drawn again only when its props change (a key or a batch of events redraws the app). */
+export const ApprovalPrompt = memo(ApprovalPromptView);

@@ -1,12 +1,13 @@
 // The composer: the text being written (several lines, with a cursor) and, while the word at the
 // cursor starts with @, the agents it may name with their descriptions. Its keys are handled by
 // the pure composer model; this only draws.
+import { memo } from 'react';
 import { Box, Text } from 'ink';
 import { PICKER_ROWS, pickerMatches, type AgentChoice, type ComposerState } from '../composer-model.js';
 import { clipLine, sanitizeForTerminal } from '../terminal-text.js';
 
 /** The composer and its @ picker. */
-export function Composer(props: {
+function ComposerView(props: {
   state: ComposerState;
   agents: readonly AgentChoice[];
   width: number;
@@ -51,3 +52,6 @@ export function Composer(props: {
     </Box>
   );
 }
+
+/** Drawn again only when its props change (a key or a batch of events redraws the app). */
+export const Composer = memo(ComposerView);

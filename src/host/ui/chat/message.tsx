@@ -1,11 +1,12 @@
 // One finished message of the chat, as the scrollback keeps it. Everything in it may come from a
 // model or a tool, so all of it is sanitized before Ink sees it.
+import { memo } from 'react';
 import { Box, Text } from 'ink';
 import type { ChatItem } from '../chat-state.js';
 import { sanitizeForTerminal, sanitizeLine } from '../terminal-text.js';
 
 /** A scrollback message. */
-export function Message({ item }: { item: ChatItem }) {
+function MessageView({ item }: { item: ChatItem }) {
   const text = sanitizeForTerminal(item.text);
   switch (item.kind) {
     case 'user':
@@ -49,3 +50,6 @@ export function Message({ item }: { item: ChatItem }) {
       );
   }
 }
+
+/** Drawn again only when its props change (a key or a batch of events redraws the app). */
+export const Message = memo(MessageView);
