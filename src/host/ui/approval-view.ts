@@ -4,7 +4,7 @@
 // both show the same thing; every model-controlled part is sanitized here.
 import type { ApprovalRequest } from '../approvals/types.js';
 import { sessionScope, type ApprovalView } from './approval-queue.js';
-import { clipLine, wrapLine } from './terminal-text.js';
+import { clipLine, wrapCells, wrapLine } from './terminal-text.js';
 
 /** How a line is drawn (the Ink prompt maps tones to colours; the plain prompt to SGR codes). */
 export type Tone = 'title' | 'body' | 'dim' | 'add' | 'remove' | 'keys' | 'warn';
@@ -51,9 +51,18 @@ export function approvalLines(view: ApprovalView, width: number, maxBody = 20): 
   if (!r) return [];
   const cut = (text: string) => clipLine(text, Math.max(10, width));
   const lines: StyledLine[] = [{ text: cut(approvalTitle(r, view.total)), tone: 'title' }];
-  const body = (view.detail ? (r.detail ?? r.summary) : (r.preview ?? r.summary)).split('\n');
+  // Long lines are wrapped, never cut: the end of a command is where a hostile one hides its
+  // payload (`echo <200 harmless characters>; curl … | sh`).
+  const source = (view.detail ? (r.detail ?? r.summary) : (r.preview ?? r.summary)).split('\n');
+  const body = source.flatMap((line) => {
+    const tone = view.detail ? 'body' : toneOf(line);
+    return wrapCells(line, Math.max(10, width - 4)).map((text, i) => ({
+      text: `${i === 0 ? '  ' : '    '}${text}`,
+      tone,
+    }));
+  });
   const shown = body.slice(0, Math.max(1, maxBody));
-  for (const line of shown) lines.push({ text: cut(`  ${line}`), tone: view.detail ? 'body' : toneOf(line) });
+  lines.push(...shown);
   if (body.length > shown.length)
     lines.push({
       text: cut(`  \u2026 ${body.length - shown.length} more lines${view.detail ? '' : ' (d: full input)'}`),

@@ -143,3 +143,23 @@ export function wrapLine(text: string, width: number, maxLines = 3): string[] {
     kept[kept.length - 1] = `${kept[kept.length - 1] ?? ''} ${out.slice(kept.length).join(' ')}`;
   return kept.map((l) => clipLine(l, width));
 }
+
+/** A sanitized line cut into pieces of at most `width` cells each (no character is lost). */
+export function wrapCells(text: string, width: number): string[] {
+  const line = sanitizeLine(text);
+  const pieces: string[] = [];
+  let piece = '';
+  let cellsUsed = 0;
+  for (const ch of line) {
+    const w = cells(ch);
+    if (cellsUsed + w > Math.max(1, width) && piece !== '') {
+      pieces.push(piece);
+      piece = '';
+      cellsUsed = 0;
+    }
+    piece += ch;
+    cellsUsed += w;
+  }
+  pieces.push(piece);
+  return pieces;
+}

@@ -27,9 +27,15 @@ const tick = (ms = 15) => new Promise((r) => setTimeout(r, ms));
 export async function startChat(
   scripts: Record<string, AgentScript>,
   defs: Record<string, Record<string, unknown>>,
-  options: { agent: string; editFile?: (file: string) => Promise<void>; files?: Record<string, string> },
+  options: {
+    agent: string;
+    editFile?: (file: string) => Promise<void>;
+    files?: Record<string, string>;
+    /** The approval keys' grace (default: the shipped one). */
+    graceMs?: number;
+  },
 ): Promise<ChatHarness> {
-  const queue = new ApprovalQueue();
+  const queue = new ApprovalQueue(options.graceMs !== undefined ? { graceMs: options.graceMs } : {});
   const harness = await startHarness(scripts, defs, {
     approvals: queue,
     ...(options.files ? { files: options.files } : {}),
