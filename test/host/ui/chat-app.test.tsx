@@ -138,6 +138,12 @@ describe('the approval queue', () => {
     const end = await chat.waitFor(/lead saw 3 reports/);
     expect(end).toMatch(/allowed by a rule you allowed this session: worker-[0-9a-f]{8} run: touch/);
     expect(chat.harness.runtime.approvals.sessionRules()).toEqual(['Bash(touch:*)']);
+    // /permissions shows the mode, the rules in force and what was allowed for the session.
+    await chat.type('/permissions');
+    await chat.press(ENTER);
+    const permissions = await chat.waitFor(/allowed for this session:/);
+    expect(permissions).toMatch(/mode: default/);
+    expect(permissions).toMatch(/allowed for this session:\n {2}Bash\(touch:\*\)/);
   });
 
   it('n denies the call only, and the model is told it was denied and why', async () => {
@@ -184,5 +190,68 @@ describe('the approval queue', () => {
     await chat.press(ESC);
     const end = await chat.waitFor(/interrupted/);
     expect(end).toMatch(/idle/);
+  });
+});
+
+describe('/tasks, /help and /exit', () => {
+  it('lists a background run with its status and output, stops one, and /exit leaves', async () => {
+    chat = await startChat(
+      {
+        lead: ({ turn }) =>
+          turn === 0
+            ? toolUseReply([
+                {
+                  name: 'Task',
+                  input: {
+                    description: 'quick bg',
+                    prompt: 'quick',
+                    subagent_type: 'explorer',
+                    run_in_background: true,
+                  },
+                },
+                {
+                  name: 'Task',
+                  input: {
+                    description: 'slow bg',
+                    prompt: 'slow',
+                    subagent_type: 'worker',
+                    run_in_background: true,
+                  },
+                },
+              ])
+            : textReply('started two'),
+        explorer: () => textReply('the quick report'),
+        worker: () => textReply('never', { latencyMs: 30_000 }),
+      },
+      { ...defs, lead: { tools: ['Task', 'TaskOutput', 'TaskStop'] } },
+      { agent: 'lead' },
+    );
+    await chat.type('go');
+    await chat.press(ENTER);
+    await chat.waitFor(/started two/);
+    await chat.type('/tasks');
+    await chat.press(ENTER);
+    const list = await chat.waitFor(/\/tasks \(2\)[\s\S]*completed +explorer-/);
+    expect(list).toMatch(/running +worker-[0-9a-f]{8} \(background\) \u00b7 slow bg/);
+    // s stops the selected run (the two started together: either may be listed first).
+    const slowFirst = /\u276f running +worker-/.test(list);
+    if (!slowFirst) await chat.press('\x1b[B');
+    await chat.press('s');
+    await chat.waitFor(/stopping worker-/);
+    await chat.waitFor(/cancelled +worker-/);
+    await chat.press(slowFirst ? '\x1b[B' : '\x1b[A');
+    await chat.press(ENTER);
+    expect(await chat.waitFor(/\/tasks \u203a explorer-[0-9a-f]{8} \(completed\)/)).toMatch(
+      /the quick report/,
+    );
+    await chat.press(ESC);
+    await chat.press(ESC);
+    await chat.type('/help');
+    await chat.press(ENTER);
+    expect(await chat.waitFor(/\/help\n/)).toMatch(/@name task +run that agent directly/);
+    expect(chat.exited()).toBe(false);
+    await chat.type('/exit');
+    await chat.press(ENTER);
+    expect(chat.exited()).toBe(true);
   });
 });
