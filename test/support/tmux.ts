@@ -3,6 +3,8 @@
 // which prints its exit status when it ends and keeps the pane open, so a test can read both.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -102,8 +104,10 @@ export class TmuxSession {
     for (const ch of text) await this.tmux('send-keys', '-t', 'main', '-l', ch);
   }
 
-  /** Stops the server and everything in it. */
+  /** Stops the server and everything in it, and removes its socket. */
   async close(): Promise<void> {
     await this.tmux('kill-server').catch(() => undefined);
+    const dir = process.env.TMUX_TMPDIR ?? '/tmp';
+    await rm(path.join(dir, `tmux-${process.getuid?.() ?? 0}`, this.socket), { force: true });
   }
 }
