@@ -17,12 +17,13 @@ import type { ModelEnv } from './agents/model-resolve.js';
 import { RuntimeCore } from './agents/runtime-core.js';
 import { AgentTree } from './agents/tree.js';
 import { ApprovalBroker, nonInteractiveResolver, type ApprovalResolver } from './approvals/index.js';
-import { createAuditLog } from './capabilities/audit.js';
 import { loadConfig, type CadreConfig } from './config.js';
 import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
 import { Scheduler } from './pool/scheduler.js';
 import { ThreadPool } from './pool/thread-pool.js';
 import { formatIssue, loadRegistry } from './registry/index.js';
+import type { RecordsLocation } from './records/location.js';
+import { openRecords } from './records/open.js';
 import { readFile } from 'node:fs/promises';
 
 /** How to create a runtime. Everything is optional. */
@@ -69,6 +70,18 @@ export interface TaskHandle {
   stop(): void;
 }
 
+/** How a caller follows one task. */
+export interface TaskOptions {
+  /** Called with every event of the task's tree, as it happens. */
+  onEvent?: (event: AgentEvent) => void;
+  /**
+   * Keep the events for `handle.events` (default true). A caller that never iterates them (it
+   * has `onEvent`, or wants only the result) passes false: otherwise every event of the run, each
+   * streamed piece of text included, is held until the task ends.
+   */
+  events?: boolean;
+}
+
 /** Options of a session. */
 export interface SessionOptions {
   /** Every event of every run of the session (its turns, their subagents, background runs). */
@@ -76,13 +89,17 @@ export interface SessionOptions {
 }
 
 /**
- * A chat session: tasks that share one agent tree (token budget, todos, background runs). A
- * background run started in one task outlives it and can be collected or stopped in a later one.
+ * A chat session: tasks that share one agent tree (token budget, todos, background runs, the
+ * `maxSubagents` cap). A background run started in one task outlives it and can be collected or
+ * stopped in a later one.
  */
 export interface Session {
   readonly id: string;
-  /** Starts a task in the session; `handle.events` carries the session's events while it runs. */
-  task(input: TaskInput): Promise<TaskHandle>;
+  /**
+   * Starts a task in the session; `handle.events` carries the session's events while it runs
+   * (unless `events: false`, for a caller that follows them with the session's `onEvent`).
+   */
+  task(input: TaskInput, options?: Pick<TaskOptions, 'events'>): Promise<TaskHandle>;
   /** Cancels every run of the session still going, background runs included. */
   stop(): void;
 }
@@ -95,10 +112,12 @@ export interface Runtime {
   readonly approvals: ApprovalBroker;
   readonly config: CadreConfig;
   readonly cwd: string;
-  /** Where run transcripts are written. */
-  readonly transcriptsDir: string;
+  /** Where this project's records are: transcripts, the audit log, the chat's sessions. */
+  readonly records: RecordsLocation;
+  /** What creating the runtime did that a person should hear of (records moved out of the project). */
+  readonly notices: readonly string[];
   /** Starts a task. Rejects at once for invalid input or an unknown agent type. */
-  task(input: TaskInput, options?: { onEvent?: (event: AgentEvent) => void }): Promise<TaskHandle>;
+  task(input: TaskInput, options?: TaskOptions): Promise<TaskHandle>;
   /** Runs a task to its end. */
   run(input: TaskInput): Promise<TaskOutput>;
   /** Opens a session (see `Session`). */
@@ -177,7 +196,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await pool?.close();
     throw error;
   }
-  const transcriptsDir = config.transcriptsDir ?? path.join(cwd, '.cadre', 'transcripts');
+  let records: Awaited<ReturnType<typeof openRecords>>;
+  try {
+    records = await openRecords(cwd, home, config, [options.record, options.replay]);
+  } catch (error) {
+    await pool?.close();
+    throw error;
+  }
   const core = new RuntimeCore(
     cwd,
     home,
@@ -187,8 +212,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     new Scheduler(concurrency, config.queueLimit ?? 10_000),
     executor,
     new ApprovalBroker(options.approvals ?? nonInteractiveResolver()),
-    await createAuditLog(path.join(cwd, '.cadre', 'audit.jsonl')).catch(() => undefined),
-    transcriptsDir,
+    records.audit,
+    records.location.transcriptsDir,
+    records.paths,
     {
       ...(options.model ? { model: options.model } : {}),
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
@@ -201,13 +227,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   let treeSeq = 0;
 
   /** Starts `raw` in `tree`; the handle's events are the tree's while this task runs. */
-  const start = async (raw: TaskInput, tree: AgentTree): Promise<TaskHandle> => {
+  const start = async (raw: TaskInput, tree: AgentTree, keepEvents = true): Promise<TaskHandle> => {
     const parsed = TaskInput.safeParse(raw);
     if (!parsed.success)
       throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
     const channel = new EventChannel<AgentEvent>();
     const listener = (event: AgentEvent) => channel.push(event);
-    tree.listeners.push(listener);
+    // A caller that will not iterate the events gets none kept (see TaskOptions.events).
+    if (keepEvents) tree.listeners.push(listener);
+    else channel.close();
     const detach = () => {
       const at = tree.listeners.indexOf(listener);
       if (at !== -1) tree.listeners.splice(at, 1);
@@ -241,6 +269,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         config.tokenBudget,
         taskOptions?.onEvent ? [taskOptions.onEvent] : [],
       ),
+      taskOptions?.events !== false,
     );
 
   const session: Runtime['session'] = (sessionOptions = {}) => {
@@ -252,7 +281,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     );
     return {
       id: tree.id,
-      task: (raw) => start(raw, tree),
+      task: (raw, taskOptions) => start(raw, tree, taskOptions?.events !== false),
       stop() {
         for (const node of core.running.values())
           if (node.tree === tree) node.cancel.abort(cancelReason('user_cancelled'));
@@ -267,7 +296,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     approvals: core.approvals,
     config,
     cwd,
-    transcriptsDir,
+    records: records.location,
+    notices: records.notices,
     task,
     session,
     async reloadAgents() {
@@ -305,6 +335,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
 /** Kernel tests inject faults with a prompt of the form `fault:<kind>`. */
 function faultFromPrompt(input: TaskInput): WorkerRunSpec['fault'] | undefined {
-  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang)\b/.exec(input.prompt);
+  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang|abort)\b/.exec(input.prompt);
   return match ? (match[1] as WorkerRunSpec['fault']) : undefined;
 }

@@ -1,6 +1,7 @@
 // The agent definition: the frontmatter / config.json schema as written by users, and the resolved
 // definition the registry hands to the runtime (tools expanded, defaults applied, source recorded).
 import * as z from 'zod';
+import { RANGES } from './ranges.js';
 import { PermissionMode } from './task.js';
 import { Profile } from './tools.js';
 
@@ -25,9 +26,9 @@ export const AgentFrontmatter = z.strictObject({
   model: z.string().min(1).optional(),
   timeout: z.number().positive().max(86_400).optional(),
   idleTimeout: z.number().positive().max(86_400).optional(),
-  maxTurns: z.number().int().positive().optional(),
+  maxTurns: z.number().int().positive().max(RANGES.maxTurns.max).optional(),
   permissionMode: PermissionMode.optional(),
-  tokenBudget: z.number().int().positive().optional(),
+  tokenBudget: z.number().int().positive().max(RANGES.tokenBudget.max).optional(),
   output: z.union([z.literal('handoff'), z.record(z.string(), z.unknown())]).optional(),
   input: z.record(z.string(), z.unknown()).optional(),
   exposeAsTool: z.boolean().optional(),

@@ -69,6 +69,20 @@ export const AgentEvent = z.discriminatedUnion('type', [
     /** How long the request waited for its answer (not counted against the run's timeout). */
     waitedMs: z.number().optional(),
   }),
+  /**
+   * The host refused a capability call (the policy, a rule, a protected or sensitive path, or an
+   * approval denied): the effect did not happen and the model was told so. Only the host emits it.
+   */
+  z.object({
+    ...base,
+    type: z.literal('effect-refused'),
+    capability: z.string(),
+    summary: z.string(),
+    code: z.string(),
+    reason: z.string(),
+    /** Allow rules that would let the call through, when the policy can name them. */
+    allow: z.array(z.string()).optional(),
+  }),
   z.object({ ...base, type: z.literal('message-append'), message: ConversationMessage }),
   z.object({ ...base, type: z.literal('turn-end'), turn: z.number().int(), stopReason: z.string() }),
   /** Cumulative usage of this run so far. */

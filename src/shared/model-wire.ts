@@ -13,6 +13,22 @@ export interface ModelWireRequest {
   body?: string;
 }
 
+/**
+ * Worker -> host: the worker's client has read `bytes` more of the response body. The host keeps
+ * at most a window of unread bytes in flight and pauses the response past it, so a reply that
+ * arrives faster than the worker reads it waits in the socket, not in memory.
+ */
+export interface ModelWireAck {
+  t: 'ack';
+  id: number;
+  bytes: number;
+}
+
+/** Bytes of a response the host sends ahead of the worker's reading before it pauses. */
+export const MODEL_WINDOW_BYTES = 1024 * 1024;
+/** The worker acknowledges what it read once this much has gathered (and at the body's end). */
+export const MODEL_ACK_BYTES = 256 * 1024;
+
 /** Worker -> host: the worker gave up on a request (its SDK aborted it). */
 export interface ModelWireAbort {
   t: 'abort';
@@ -43,7 +59,8 @@ export interface ModelWireEnd {
 
 /**
  * Host -> worker: the request failed (refused by the policy, connection error, or the body broke
- * off). `code` is the system error code when there is one (`ECONNREFUSED`); `denied` marks a
+ * off). `code` is the system error code when there is one (`ECONNREFUSED`), or `reply_too_large`
+ * when the host cut off a response line longer than the run's caps allow; `denied` marks a
  * policy refusal, which is not worth retrying.
  */
 export interface ModelWireError {
@@ -55,7 +72,7 @@ export interface ModelWireError {
 }
 
 /** Messages the worker sends. */
-export type ModelWireOut = ModelWireRequest | ModelWireAbort;
+export type ModelWireOut = ModelWireRequest | ModelWireAbort | ModelWireAck;
 /** Messages the host sends, one at a time or several in an array (in order). */
 export type ModelWireIn = ModelWireHead | ModelWireData | ModelWireEnd | ModelWireError;
 

@@ -41,6 +41,14 @@ export interface RunCaps {
   /** Grep: most files it reads, and most matches it keeps. */
   maxGrepFiles: number;
   maxGrepMatches: number;
+  /** Tool calls run per model message; the calls past it are answered "limit reached, do not retry". */
+  maxToolCallsPerMessage: number;
+  /** Subagent launches (Task, agents exposed as tools) run per model message. */
+  maxTasksPerMessage: number;
+  /** Most characters of text (and thinking) one model reply may stream; past it the run fails. */
+  maxReplyChars: number;
+  /** Most characters of tool-call input (JSON) one model reply may stream. */
+  maxToolInputChars: number;
 }
 
 /** Default caps. */
@@ -49,7 +57,27 @@ export const DEFAULT_CAPS: RunCaps = {
   maxConversationChars: 4_000_000,
   maxGrepFiles: 50_000,
   maxGrepMatches: 10_000,
+  maxToolCallsPerMessage: 64,
+  maxTasksPerMessage: 16,
+  // A reply of 128k output tokens is about 0.5 M characters; these leave room for that four times
+  // over and stay far below what a worker can hold, copy and clone (a 250 MB reply once aborted
+  // the host in a worker's JSON.stringify).
+  maxReplyChars: 2_000_000,
+  maxToolInputChars: 2_000_000,
 };
+
+/** The reply caps a model stream is held to. */
+export type ReplyCaps = Pick<RunCaps, 'maxReplyChars' | 'maxToolInputChars'>;
+
+/**
+ * The longest line (bytes without a newline) the host passes on from a model's response stream.
+ * An SSE event is one line and the SDK joins a line's chunks by copying them all, so one endless
+ * line would cost the worker time and memory quadratic in its length. Four bytes per character
+ * covers any UTF-8 text a reply may carry in a single event.
+ */
+export function maxModelLineBytes(caps: ReplyCaps): number {
+  return 4 * Math.max(caps.maxReplyChars, caps.maxToolInputChars) + 65_536;
+}
 
 /** Everything a worker needs for one run. */
 export interface WorkerRunSpec {
@@ -76,7 +104,7 @@ export interface WorkerRunSpec {
   cwd: string;
   caps: RunCaps;
   /** Test-only fault injection, honoured only when the host enables it. */
-  fault?: 'throw' | 'exit' | 'oom-small' | 'oom-array' | 'oom-map' | 'spin' | 'hang';
+  fault?: 'throw' | 'exit' | 'oom-small' | 'oom-array' | 'oom-map' | 'spin' | 'hang' | 'abort';
 }
 
 /** What a worker returns when its loop ends by itself (kills are decided by the host). */

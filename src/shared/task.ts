@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { WireError } from './errors.js';
 import { PERMISSION_MODES } from './permission-modes.js';
+import { RANGES } from './ranges.js';
 
 /** The seven terminal statuses; every run ends with exactly one. */
 export const TaskStatus = z.enum([
@@ -59,7 +60,7 @@ export const TaskInput = z.strictObject({
   model: z.string().min(1).optional(),
   timeout: z.number().positive().max(86_400).optional(),
   max_turns: z.number().int().positive().max(10_000).optional(),
-  token_budget: z.number().int().positive().optional(),
+  token_budget: z.number().int().positive().max(RANGES.tokenBudget.max).optional(),
   permission_mode: PermissionMode.optional(),
   run_in_background: z.boolean().optional(),
   resume: z.string().min(1).optional(),
@@ -79,6 +80,8 @@ export const EndReason = z.enum([
   'tree_budget',
   'parent_cancelled',
   'user_cancelled',
+  'reply_too_large',
+  'host_crash',
 ]);
 /** A reason word. */
 export type EndReason = z.infer<typeof EndReason>;

@@ -8,6 +8,7 @@ import { addUsage, emptyUsage, type Usage } from '../shared/task.js';
 import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
 import { Conversation, textOfBlocks, type Block } from './loop/conversation.js';
 import { runModelTurn, type ToolUse } from './loop/model-turn.js';
+import { capFanOut } from './loop/fan-out.js';
 import { runToolCalls, type PendingCall } from './loop/run-tools.js';
 import type { ModelClient, ModelRequest, ToolDefinition } from './models/model-client.js';
 
@@ -59,6 +60,7 @@ export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEv
     }) as AgentEvent;
   const isSafe = deps.isConcurrencySafe ?? ((name: string) => CONCURRENCY_SAFE_TOOLS.has(name));
   const offered = new Set(tools.definitions.map((d) => d.name));
+  const launches = new Set(['Task', ...spec.extraTools.filter((t) => t.kind === 'agent').map((t) => t.name)]);
   const convo = new Conversation(spec.history, spec.caps.maxConversationChars);
 
   let usage: Usage = emptyUsage();
@@ -135,7 +137,11 @@ export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEv
     }
 
     turns++;
-    const turn = yield* runModelTurn(client, request, signal, { announceToolCalls: !grace, event });
+    const turn = yield* runModelTurn(client, request, signal, {
+      announceToolCalls: !grace,
+      event,
+      caps: spec.caps,
+    });
     usage = addUsage(usage, turn.usage);
     if (turn.estimated && !estimateNoted) {
       estimateNoted = true;
@@ -156,6 +162,7 @@ export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEv
     const calls: PendingCall[] = end.content
       .filter((b) => b['type'] === 'tool_use')
       .map((b) => toPendingCall(b, turn.uses.get(String(b['id'])), offered));
+    capFanOut(calls, spec.caps, launches);
 
     if (grace) {
       // A model that calls tools anyway gets them answered unrun, so the transcript stays resumable.

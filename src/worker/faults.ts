@@ -16,6 +16,11 @@ export async function injectFault(fault: NonNullable<WorkerRunSpec['fault']>): P
       }
     case 'hang':
       return new Promise<never>(() => undefined);
+    case 'abort':
+      // A native crash (V8's fatal out-of-memory in a thread is one) ends the process with SIGABRT:
+      // in thread mode the whole host, in process mode only this run's process.
+      process.kill(process.pid, 'SIGABRT');
+      return new Promise<never>(() => undefined);
     case 'oom-small': {
       // Many small allocations: V8 reaches the heap limit gracefully.
       const keep: object[] = [];

@@ -60,6 +60,7 @@ export async function runWorker(
     if (spec.fault) await injectFault(spec.fault);
     const client = createModelClient(spec.model, {
       fetch: createHostFetch(model),
+      caps: spec.caps,
       onExchange: (exchange) =>
         send({ type: 'model-exchange', exchange, agentId: spec.agentId, depth: spec.depth, at: Date.now() }),
     });

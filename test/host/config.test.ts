@@ -33,6 +33,11 @@ describe('loadConfig', () => {
       timeout: 300,
       idleTimeout: 120,
       isolation: 'thread',
+      maxToolCallsPerMessage: 64,
+      maxTasksPerMessage: 16,
+      maxSubagents: 200,
+      maxReplyChars: 2_000_000,
+      maxToolInputChars: 2_000_000,
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
     expect(config.paths).toEqual({

@@ -105,8 +105,21 @@ export interface StallStep extends CommonOptions {
   messageStart: boolean;
 }
 
+/**
+ * A reply generated as it is sent, never held whole: `chars` characters of text (or of one tool
+ * call's JSON input) in deltas of `deltaChars`, written as fast as the client reads them. For
+ * replies of hundreds of MB. `shape: 'one_line'` sends the whole text in a single SSE event line.
+ */
+export interface GeneratedStep extends CommonOptions {
+  kind: 'generated';
+  chars: number;
+  shape: 'text' | 'tool_input' | 'one_line';
+  /** Characters per delta (default 16,384). */
+  deltaChars?: number;
+}
+
 /** One scripted response. */
-export type Step = MessageStep | ErrorStep | MidStreamErrorStep | DropStep | StallStep;
+export type Step = MessageStep | ErrorStep | MidStreamErrorStep | DropStep | StallStep | GeneratedStep;
 
 let toolCounter = 0;
 
@@ -205,6 +218,15 @@ export function stallAfterHeaders(
   const step: StallStep = { ...rest, kind: 'stall', messageStart: messageStart ?? true };
   if (ms !== undefined) step.ms = ms;
   return step;
+}
+
+/** A reply of `chars` characters generated while it streams (see GeneratedStep). */
+export function generatedReply(
+  chars: number,
+  opts: CommonOptions & { shape?: GeneratedStep['shape']; deltaChars?: number } = {},
+): GeneratedStep {
+  const { shape, ...rest } = opts;
+  return { ...rest, kind: 'generated', chars, shape: shape ?? 'text' };
 }
 
 // ---------- wire rendering (shapes of the real Messages API) ----------
@@ -344,6 +366,59 @@ export function renderStream(
   out.push(sseFrame('message_delta', { type: 'message_delta', delta, usage }));
   out.push(sseFrame('message_stop', { type: 'message_stop' }));
   return out;
+}
+
+/**
+ * The SSE frames of a GeneratedStep, produced lazily: a consumer that stops early never makes the
+ * rest. Text is a repeated pattern, so nothing of the reply is held but the current frame.
+ */
+export function* generatedFrames(
+  id: string,
+  model: string,
+  step: GeneratedStep,
+  u: UsageNums,
+): Generator<string> {
+  yield renderMessageStart(id, model, u);
+  const tool = step.shape === 'tool_input';
+  const start = tool
+    ? { type: 'tool_use', id: toolUseId(), name: 'Write', input: {} }
+    : { type: 'text', text: '' };
+  yield sseFrame('content_block_start', { type: 'content_block_start', index: 0, content_block: start });
+  const size = Math.max(1, step.deltaChars ?? 16_384);
+  const pattern = 'All work and no play makes a very long reply. '.repeat(
+    Math.ceil(Math.min(size, 1 << 20) / 46) + 1,
+  );
+  const piece = (n: number) =>
+    n <= pattern.length ? pattern.slice(0, n) : pattern.repeat(Math.ceil(n / pattern.length)).slice(0, n);
+  const head = tool ? '{"file_path":"big.txt","content":"' : '';
+  const tail = tool ? '"}' : '';
+  const body = step.chars - head.length - tail.length;
+  const delta = (text: string) =>
+    sseFrame('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: tool ? { type: 'input_json_delta', partial_json: text } : { type: 'text_delta', text },
+    });
+  if (step.shape === 'one_line') {
+    // One event whose single data line carries the whole text, written piece by piece.
+    const open = sseFrame('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: '@' },
+    }).split('@');
+    yield open[0] ?? '';
+    for (let sent = 0; sent < step.chars; sent += size) yield piece(Math.min(size, step.chars - sent));
+    yield open[1] ?? '';
+  } else {
+    if (head) yield delta(head);
+    for (let sent = 0; sent < body; sent += size) yield delta(piece(Math.min(size, body - sent)));
+    if (tail) yield delta(tail);
+  }
+  yield sseFrame('content_block_stop', { type: 'content_block_stop', index: 0 });
+  const usage = { input_tokens: u.input, output_tokens: tokens(step.chars) };
+  const stop = { stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null };
+  yield sseFrame('message_delta', { type: 'message_delta', delta: stop, usage });
+  yield sseFrame('message_stop', { type: 'message_stop' });
 }
 
 /** The JSON error body: `{type:'error', error:{type, message}, request_id}`. */

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 
 import {
   errorBody,
+  generatedFrames,
   newApiId,
   overlaps,
   renderMessageJson,
@@ -174,6 +175,18 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     next();
   };
 
+  /** Writes lazily made frames as fast as the client reads them; stops when the exchange closes. */
+  const pump = (ex: Exchange, frames: Iterator<string>) => {
+    const next = () => {
+      while (!ex.closed) {
+        const frame = frames.next();
+        if (frame.done) return void ex.res.end();
+        if (!ex.res.write(frame.value)) return void ex.res.once('drain', next);
+      }
+    };
+    next();
+  };
+
   function respond(ex: Exchange, rec: RecordedRequest, step: Step, requestBytes: number): void {
     const { res } = ex;
     const requestId = newApiId('req');
@@ -242,6 +255,11 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
           // Let the written bytes reach the socket before destroying it.
           if (!ex.closed) res.write('', () => drop(ex));
         });
+      }
+      case 'generated': {
+        res.writeHead(200, sseHeaders);
+        const u = replyUsage({}, requestBytes, []);
+        return pump(ex, generatedFrames(id, model, step, u));
       }
       case 'stall': {
         if (rec.stream) {

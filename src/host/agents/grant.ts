@@ -2,6 +2,7 @@
 // may still nest. A child's grant is always a subset of its parent's: ancestors' disallowedTools
 // and a read-only mode bind the whole subtree, and nesting tools vanish past the depth allowance.
 import { MUTATING_TOOLS, NESTING_FILTERED_TOOLS, toolMatches } from '../../shared/tools.js';
+import { closest } from '../../shared/closest.js';
 import type { AgentDefinition } from '../../shared/agent-definition.js';
 import type { PermissionMode } from '../../shared/task.js';
 
@@ -69,7 +70,8 @@ export function maySpawn(grant: Grant, type: string): true | string {
   if (!grant.tools.includes('Task'))
     return 'this agent may not launch subagents (no Task tool at this depth)';
   if (grant.taskTypes && !grant.taskTypes.includes(type)) {
-    return `this agent may only launch: ${grant.taskTypes.join(', ')} (asked for "${type}")`;
+    const hint = closest(type, grant.taskTypes);
+    return `this agent may only launch: ${grant.taskTypes.join(', ')} (asked for "${type}"${hint ? `; did you mean "${hint}"?` : ''})`;
   }
   return true;
 }

@@ -7,7 +7,12 @@ import type { LoadedAgent } from '../../shared/agent-definition.js';
 import { renderPrompt } from '../../shared/agent-definition.js';
 import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
 import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
-import { DEFAULT_CAPS, type ExtraToolDef, type WorkerRunSpec } from '../../shared/run-spec.js';
+import {
+  DEFAULT_CAPS,
+  maxModelLineBytes,
+  type ExtraToolDef,
+  type WorkerRunSpec,
+} from '../../shared/run-spec.js';
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
@@ -16,6 +21,7 @@ import { agentCatalogue } from './catalogue.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
+import { claimResume } from './resume-claim.js';
 import type { AgentTree } from './tree.js';
 
 /** A run in progress, as its children and the runtime see it. */
@@ -69,18 +75,23 @@ export async function launch(
     ...(core.cassette !== undefined ? { cassette: core.cassette } : {}),
     ...(core.options.record ? { record: true } : {}),
   });
+  if (core.options.record && model.provider === 'offline')
+    throw new CadreError(
+      'invalid_input',
+      `--record: this run would use the embedded offline model, which sends no model requests to record; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) or pass --model provider:model to record a real model`,
+    );
 
   let history: ConversationMessage[] = [];
+  let repairs: string[] = [];
   let agentId = `${def.name}-${randomUUID().slice(0, 8)}`;
   if (input.resume) {
-    // Reserved before any await: two resumes of one id in the same turn must not both start.
-    core.reserveResume(input.resume);
-    try {
-      history = (await core.resumable(input.resume)).messages;
-    } catch (error) {
-      core.releaseResume(input.resume);
-      throw error;
-    }
+    ({ messages: history, warnings: repairs } = await claimResume(
+      core,
+      input.resume,
+      def.name,
+      tree,
+      parent !== undefined,
+    ));
     agentId = input.resume;
   }
   let cwd: string;
@@ -92,7 +103,11 @@ export async function launch(
   }
   // The launch does not wait for the file: a transcript that cannot be opened ends the run as
   // failed (io_error), below, and what it appended meanwhile was only held in memory.
-  const transcript = core.startTranscript(agentId, input.resume !== undefined);
+  const transcript = core.startTranscript(agentId, input.resume !== undefined, {
+    agentType: def.name,
+    tree: tree.uid,
+    ...(parent ? { parentId: parent.agentId } : {}),
+  });
   const depth = parent ? parent.depth + 1 : 0;
   let resolveDone!: (output: TaskOutput) => void;
   const node: RunNode = {
@@ -146,6 +161,8 @@ export async function launch(
     prompt: input.prompt,
     ...(parent && input.run_in_background ? { background: true } : {}),
   });
+  for (const repair of repairs)
+    deliver({ ...stamp, type: 'notice', level: 'warn', message: `resumed with a repair: ${repair}` });
   if (model.provider === 'offline' && depth === 0) {
     deliver({
       ...stamp,
@@ -213,7 +230,13 @@ export async function launch(
           ...capabilitiesFor(grant.tools),
           ...(spec.extraTools.length > 0 ? (['agents.task'] as const) : []),
         ],
-        handlers: (ctx) => core.handlersFor(node, ctx),
+        handlers: (ctx) =>
+          core.handlersFor(node, {
+            ...ctx,
+            notice: (message) =>
+              deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'warn', message }),
+            onRefused: (refusal) => deliver({ ...stamp, at: Date.now(), type: 'effect-refused', ...refusal }),
+          }),
         onEvent: (event) => {
           if (event.type === 'model-exchange') return core.recordExchange(event.exchange);
           if (event.type === 'usage') tree.record(node.runKey, event.usage);
@@ -234,6 +257,7 @@ export async function launch(
                 projectDir: node.cwd,
                 mode: grant.mode,
                 audit: core.audit,
+                maxLineBytes: maxModelLineBytes(spec.caps),
               },
             }
           : {}),
@@ -290,8 +314,31 @@ function buildSpec(
     maxTurns: input.max_turns ?? def.maxTurns ?? core.options.maxTurns ?? 50,
     permissionMode: grant.mode,
     cwd: node.cwd,
-    caps: DEFAULT_CAPS,
+    caps: runCaps(core.config),
     ...(fault ? { fault } : {}),
+  };
+}
+
+/**
+ * A run's caps: the defaults, with the reply and fan-out caps from config. The conversation cap is never below
+ * one whole reply, so raising the reply caps cannot end a run at its next turn for the reply the
+ * caps just allowed.
+ */
+function runCaps(
+  config: Pick<
+    RuntimeCore['config'],
+    'maxReplyChars' | 'maxToolInputChars' | 'maxToolCallsPerMessage' | 'maxTasksPerMessage'
+  >,
+): WorkerRunSpec['caps'] {
+  const { maxReplyChars, maxToolInputChars, maxToolCallsPerMessage, maxTasksPerMessage } = config;
+  const maxConversationChars = Math.max(DEFAULT_CAPS.maxConversationChars, maxReplyChars + maxToolInputChars);
+  return {
+    ...DEFAULT_CAPS,
+    maxReplyChars,
+    maxToolInputChars,
+    maxConversationChars,
+    maxToolCallsPerMessage,
+    maxTasksPerMessage,
   };
 }
 

@@ -1,6 +1,7 @@
 // Which model a run uses and how to reach it: call > definition > `inherit` (the parent's) >
 // configured default; aliases map through config; `provider:model` names a configured provider;
 // with no key configured anywhere, the embedded offline model.
+import { closest } from '../../shared/closest.js';
 import { CadreError } from '../../shared/errors.js';
 import { DEFAULT_MODEL_BASE_URL, HOST_CREDENTIAL } from '../../shared/model-wire.js';
 import type { ModelConfig } from '../../shared/run-spec.js';
@@ -19,6 +20,22 @@ export interface ModelEnv {
   ANTHROPIC_AUTH_TOKEN?: string | undefined;
   ANTHROPIC_BASE_URL?: string | undefined;
   [name: string]: string | undefined;
+}
+
+/** The names a definition's `model` may take besides a model id. */
+export const MODEL_ALIASES: readonly string[] = ['haiku', 'sonnet', 'opus', 'inherit'];
+
+/**
+ * What is wrong with a model name, or undefined: a word that is one typo away from an alias
+ * (`sonet`) is a mistake, not a model id, and a model id has no spaces. The same check serves
+ * agent definitions, the `--model` flag and a batch task's `model`.
+ */
+export function modelNameProblem(model: string, extra: readonly string[] = []): string | undefined {
+  const names = [...MODEL_ALIASES, ...extra];
+  const typo = /^[a-z]+$/.test(model) && !names.includes(model) ? closest(model, names) : undefined;
+  if (typo !== undefined) return `unknown model alias "${model}" (did you mean "${typo}"?)`;
+  if (/\s/.test(model)) return `"${model}" is not a model id (no spaces allowed)`;
+  return undefined;
 }
 
 /** Picks the model name: call > definition > inherit (parent) > configured default. */

@@ -5,22 +5,33 @@ import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LoadedAgent, RegistryResult } from '../../shared/agent-definition.js';
 import type { Capabilities } from '../../shared/capabilities.js';
-import { CadreError } from '../../shared/errors.js';
+import { closest } from '../../shared/closest.js';
+import { CadreError, isCadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { TaskInput, TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
-import type { AuthorizeContext } from '../capabilities/authorize.js';
+import type { EffectContext, EffectRefusal } from '../capabilities/effect-context.js';
 import { effectHandlers } from '../capabilities/fs-handlers.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
-import { readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
+import { checkReplay, readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
 import { delegationHandlers } from './delegation-handlers.js';
 import { cancelReason, type RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
+
+/**
+ * The agent type a transcript was written by: its header's, or for a transcript from before headers
+ * named it, the agent id's prefix (ids are `<type>-<8 hex>`).
+ */
+function recordedType(header: Record<string, unknown> | undefined, agentId: string): string {
+  const type = header?.['agentType'];
+  if (typeof type === 'string') return type;
+  return /^(.+)-[0-9a-f]{8}$/.exec(agentId)?.[1] ?? '(unknown)';
+}
 
 /** Options the runtime was created with that the launcher reads. */
 export interface CoreOptions {
@@ -52,6 +63,8 @@ export class RuntimeCore {
     readonly approvals: ApprovalBroker,
     readonly audit: AuditLog | undefined,
     readonly transcriptsDir: string,
+    /** cadre's own records (absolute, real and as written): out of every file capability's reach. */
+    readonly records: readonly string[],
     readonly options: CoreOptions,
     readonly cassette: string | undefined,
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
@@ -94,11 +107,14 @@ export class RuntimeCore {
   /** The definition of `name`, or a `not_found` error listing the available ones. */
   agent(name: string): LoadedAgent {
     const def = this.byName.get(name);
-    if (!def)
+    if (!def) {
+      const hint = closest(name, this.agentNames());
       throw new CadreError(
         'not_found',
-        `unknown agent type "${name}"; available: ${this.agentNames().join(', ')}`,
+        `unknown agent type "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; available: ${this.agentNames().join(', ')}`,
+        hint ? { suggestion: hint } : undefined,
       );
+    }
     return def;
   }
 
@@ -128,34 +144,69 @@ export class RuntimeCore {
   }
 
   /** Starts a new run's transcript, or reopens a resumed run's; `ready` says when it is open. */
-  startTranscript(agentId: string, resumed: boolean): TranscriptWriter {
-    return startTranscript(this.transcriptsDir, agentId, { fresh: !resumed });
+  startTranscript(
+    agentId: string,
+    resumed: boolean,
+    header: { agentType: string; tree: string; parentId?: string },
+  ): TranscriptWriter {
+    return startTranscript(this.transcriptsDir, agentId, { fresh: !resumed, header });
   }
 
-  /** The conversation of a finished run, for resume. Refuses unknown and running runs. */
-  async resumable(agentId: string): Promise<{ messages: ConversationMessage[] }> {
+  /**
+   * The conversation of a finished run, for resume, what had to be repaired to rebuild it, and the
+   * tree it belongs to. Refuses unknown and running runs, a run of another agent type, for a
+   * subagent's resume (`tree` given) a run its own tree did not start (one tree never loads what
+   * another saw), and a transcript that does not replay into a valid conversation (naming the line).
+   */
+  async resumable(
+    agentId: string,
+    scope: { agentType: string; tree?: string },
+  ): Promise<{ messages: ConversationMessage[]; warnings: string[]; tree?: string }> {
     if (this.running.has(agentId))
       throw new CadreError(
         'invalid_input',
         `run ${agentId} is still going; it cannot be resumed until it ends`,
       );
-    if (!/^[A-Za-z0-9_.-]+$/.test(agentId))
-      throw new CadreError('invalid_input', `"${agentId}" is not an agent id`);
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(agentId) || agentId.includes('..'))
+      throw new CadreError('invalid_input', `"${agentId.slice(0, 80)}" is not an agent id`);
     const file = path.join(this.transcriptsDir, `${agentId}.jsonl`);
-    const transcript = await readTranscript(file).catch(() => undefined);
-    if (!transcript)
-      throw new CadreError('not_found', `no transcript for agent id "${agentId}" in ${this.transcriptsDir}`);
-    return { messages: transcript.messages };
+    // A subagent gets one answer for "no such run", "another tree's run" and "unreadable": a model
+    // learns nothing of other trees. A person is told why a transcript could not be read.
+    const transcript = await readTranscript(file, { events: false }).catch((error: unknown) => {
+      if (scope.tree !== undefined || (isCadreError(error) && error.code === 'not_found')) return undefined;
+      throw error;
+    });
+    const tree = typeof transcript?.header?.['tree'] === 'string' ? transcript.header['tree'] : undefined;
+    if (!transcript || (scope.tree !== undefined && tree !== scope.tree)) {
+      const where =
+        scope.tree !== undefined
+          ? 'in this agent tree; a subagent can resume only runs its own tree started (a person can resume any run with `cadre run <agent> <prompt> --resume ID`)'
+          : `in ${this.transcriptsDir}`;
+      throw new CadreError('not_found', `no finished run "${agentId}" ${where}`);
+    }
+    const recorded = recordedType(transcript.header, agentId);
+    if (recorded !== scope.agentType)
+      throw new CadreError(
+        'invalid_input',
+        `run ${agentId} is a${/^[aeiou]/.test(recorded) ? 'n' : ''} "${recorded}" run; it can be resumed only as "${recorded}", not "${scope.agentType}"`,
+      );
+    const { messages, warnings } = checkReplay(transcript);
+    return { messages, warnings, ...(tree !== undefined ? { tree } : {}) };
   }
 
   /** The capability handlers of one run. */
   handlersFor(
     node: RunNode,
-    ctx: { signal: AbortSignal; pauseClock: () => () => void },
+    ctx: {
+      signal: AbortSignal;
+      pauseClock: () => () => void;
+      notice?: (message: string) => void;
+      onRefused?: (refusal: EffectRefusal) => void;
+    },
   ): Partial<Capabilities> {
     // One authorization context for every capability of the run: file effects, commands and
     // delegation ask, pause the clock, audit and report the same way.
-    const auth: AuthorizeContext = {
+    const effects: EffectContext = {
       agentId: node.agentId,
       agentType: node.agentType,
       ...(node.parent ? { parentId: node.parent.agentId, parentType: node.parent.agentType } : {}),
@@ -165,15 +216,20 @@ export class RuntimeCore {
       homeDir: this.home,
       mode: node.grant.mode,
       rules: this.rules,
+      records: this.records,
+      protect: this.config.sandbox.protect,
+      sandbox: this.config.sandbox.mode,
       approvals: this.approvals,
       audit: this.audit,
       signal: ctx.signal,
       pauseClock: ctx.pauseClock,
+      ...(ctx.notice ? { notice: ctx.notice } : {}),
+      ...(ctx.onRefused ? { onRefused: ctx.onRefused } : {}),
       report: (event) => node.report(event),
     };
     return {
-      ...effectHandlers({ ...auth, sandbox: this.config.sandbox.mode }),
-      ...delegationHandlers(this, node, auth),
+      ...effectHandlers(effects),
+      ...delegationHandlers(this, node, effects),
     };
   }
 

@@ -1,5 +1,6 @@
 // State shared by one agent tree (a top-level run and its descendants): token accounting against
 // the tree budget, the todo list, and the event listeners of the caller that started it.
+import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../../shared/events.js';
 import { addUsage, emptyUsage, totalTokens, type Usage } from '../../shared/task.js';
 import type { TodoItem } from '../../shared/tools.js';
@@ -8,6 +9,13 @@ import type { TodoItem } from '../../shared/tools.js';
 export class AgentTree {
   usage: Usage = emptyUsage();
   todos: TodoItem[] = [];
+  /**
+   * The tree's identity in transcripts, unique across processes: a subagent may resume only a run
+   * whose transcript carries it. A person resuming a run continues that run's tree (`adopt`).
+   */
+  uid: string = randomUUID();
+  /** Subagents launched in this tree so far (every depth, foreground and background). */
+  spawned = 0;
   private readonly perRun = new Map<string, Usage>();
 
   constructor(
@@ -30,6 +38,23 @@ export class AgentTree {
         cumulative.cache_creation_input_tokens - before.cache_creation_input_tokens,
     });
     return totalTokens(this.usage);
+  }
+
+  /** Takes on the identity of the tree a resumed run belonged to (only before any child starts). */
+  adopt(uid: string): void {
+    if (this.spawned === 0) this.uid = uid;
+  }
+
+  /** Counts one more subagent launch; false (and nothing counted) when `limit` are already launched. */
+  claimSpawn(limit: number): boolean {
+    if (this.spawned >= limit) return false;
+    this.spawned++;
+    return true;
+  }
+
+  /** Gives back a launch counted by `claimSpawn` that did not start. */
+  releaseSpawn(): void {
+    if (this.spawned > 0) this.spawned--;
   }
 
   /** True when the tree has spent its budget. */

@@ -4,12 +4,38 @@ import { TaskStatus } from '../../shared/task.js';
 import { totalTokens } from '../../shared/task.js';
 import type { BatchResult } from './run-batch.js';
 
+/** What `cadre batch --json` prints: the closing summary as data. */
+export interface BatchSummary {
+  /** Tasks this invocation covered (run now, or finished before a restart of this invocation). */
+  total: number;
+  /** Of those, how many ended with a result line. */
+  done: number;
+  /** Result counts per status. */
+  statuses: Partial<Record<TaskStatus, number>>;
+  tokens: number;
+  durationMs: { p50: number; p95: number };
+  /** Capability calls the host refused, over all tasks, and the tasks that had any. */
+  refused: { calls: number; tasks: number };
+  /** Tasks of the file skipped because they already had results. */
+  alreadyDone: number;
+  /** Lines of the tasks file that were skipped as invalid. */
+  invalidLines: number;
+  elapsedMs: number;
+  /** The results file (absolute). */
+  results: string;
+  exitCode: number;
+  /** Why the batch stopped early: a signal's name, or the write error. */
+  stopped?: string;
+}
+
 /** Running totals of a batch. */
 export class BatchTally {
   readonly counts = new Map<string, number>();
   readonly durations: number[] = [];
   tokens = 0;
   done = 0;
+  refusedCalls = 0;
+  refusedTasks = 0;
   readonly startedAt = performance.now();
 
   constructor(readonly total: number) {}
@@ -20,6 +46,40 @@ export class BatchTally {
     this.counts.set(result.status, (this.counts.get(result.status) ?? 0) + 1);
     this.durations.push(result.durationMs);
     this.tokens += totalTokens(result.usage);
+    if ((result.refused ?? 0) > 0) {
+      this.refusedCalls += result.refused ?? 0;
+      this.refusedTasks++;
+    }
+  }
+
+  private quantile(p: number): number {
+    const sorted = [...this.durations].sort((a, b) => a - b);
+    return sorted.length
+      ? (sorted[Math.min(sorted.length - 1, Math.round(p * (sorted.length - 1)))] ?? 0)
+      : 0;
+  }
+
+  /** The summary as data (`cadre batch --json`). */
+  toSummary(
+    fields: Pick<BatchSummary, 'alreadyDone' | 'invalidLines' | 'results' | 'exitCode' | 'stopped'>,
+  ): BatchSummary {
+    const statuses: BatchSummary['statuses'] = {};
+    for (const s of TaskStatus.options) {
+      const n = this.counts.get(s);
+      if (n !== undefined) statuses[s] = n;
+    }
+    const { stopped, ...rest } = fields;
+    return {
+      total: this.total,
+      done: this.done,
+      statuses,
+      tokens: this.tokens,
+      durationMs: { p50: Math.round(this.quantile(0.5)), p95: Math.round(this.quantile(0.95)) },
+      refused: { calls: this.refusedCalls, tasks: this.refusedTasks },
+      elapsedMs: Math.round(performance.now() - this.startedAt),
+      ...rest,
+      ...(stopped !== undefined ? { stopped } : {}),
+    };
   }
 
   /** Tasks per second so far. */
@@ -47,14 +107,16 @@ export class BatchTally {
 
   /** The closing summary. */
   summary(): string {
-    const sorted = [...this.durations].sort((a, b) => a - b);
-    const q = (p: number) =>
-      sorted.length ? (sorted[Math.min(sorted.length - 1, Math.round(p * (sorted.length - 1)))] ?? 0) : 0;
     return [
       `batch: ${this.done} of ${this.total} tasks ended in ${formatSeconds((performance.now() - this.startedAt) / 1000)}`,
       `  statuses: ${this.countsText() || 'none'}`,
       `  tokens: ${this.tokens}`,
-      `  duration: p50 ${(q(0.5) / 1000).toFixed(2)} s, p95 ${(q(0.95) / 1000).toFixed(2)} s`,
+      `  duration: p50 ${(this.quantile(0.5) / 1000).toFixed(2)} s, p95 ${(this.quantile(0.95) / 1000).toFixed(2)} s`,
+      ...(this.refusedCalls > 0
+        ? [
+            `  refused: ${this.refusedCalls} capability calls in ${this.refusedTasks} task(s) (see each task's transcript)`,
+          ]
+        : []),
     ].join('\n');
   }
 }

@@ -3,12 +3,16 @@
 // `cancelled`): every task that started ends with exactly one result.
 import { toWire } from '../../shared/errors.js';
 import { emptyUsage, type PermissionMode, type TaskInput, type TaskOutput } from '../../shared/task.js';
+import { EffectTally } from '../agents/effect-tally.js';
 import { EventChannel } from '../agents/event-channel.js';
-import type { TaskHandle } from '../runtime.js';
+import type { TaskHandle, TaskOptions } from '../runtime.js';
 import type { BatchTask } from './task-file.js';
 
-/** One task's result: the TaskOutput fields plus the task's id. */
-export type BatchResult = TaskOutput & { id: string };
+/**
+ * One task's result: the TaskOutput fields plus the task's id and `refused`, how many capability
+ * calls of its tree the host refused (absent in lines written by older versions).
+ */
+export type BatchResult = TaskOutput & { id: string; refused?: number };
 
 /** Batch-wide settings; a task's own fields win over them. */
 export interface BatchOptions {
@@ -22,11 +26,13 @@ export interface BatchOptions {
   permissionMode?: PermissionMode;
   /** Stops launching and cancels running tasks. */
   signal?: AbortSignal;
+  /** Called as each task starts (before its run is launched). */
+  onStart?: (task: BatchTask) => void;
 }
 
 /** The part of the runtime a batch needs. */
 export interface BatchRunner {
-  task(input: TaskInput): Promise<TaskHandle>;
+  task(input: TaskInput, options?: TaskOptions): Promise<TaskHandle>;
 }
 
 /** Runs `tasks`, yielding results as they finish (not in input order). */
@@ -58,22 +64,30 @@ export function runBatch(
     for (let task = await next(); task; task = await next()) {
       const started = performance.now();
       let handle: TaskHandle | undefined;
+      const tally = new EffectTally();
+      options.onStart?.(task);
       try {
-        handle = await runtime.task({
-          subagent_type: task.agent,
-          prompt: task.prompt,
-          description: `batch task ${task.id}`,
-          ...((task.model ?? options.model) ? { model: task.model ?? options.model } : {}),
-          ...((task.timeout ?? options.timeout) ? { timeout: task.timeout ?? options.timeout } : {}),
-          ...((task.max_turns ?? options.maxTurns) ? { max_turns: task.max_turns ?? options.maxTurns } : {}),
-          ...(options.tokenBudget ? { token_budget: options.tokenBudget } : {}),
-          ...(options.permissionMode ? { permission_mode: options.permissionMode } : {}),
-          ...(task.cwd ? { cwd: task.cwd } : {}),
-        });
+        handle = await runtime.task(
+          {
+            subagent_type: task.agent,
+            prompt: task.prompt,
+            description: `batch task ${task.id}`,
+            ...((task.model ?? options.model) ? { model: task.model ?? options.model } : {}),
+            ...((task.timeout ?? options.timeout) ? { timeout: task.timeout ?? options.timeout } : {}),
+            ...((task.max_turns ?? options.maxTurns)
+              ? { max_turns: task.max_turns ?? options.maxTurns }
+              : {}),
+            ...(options.tokenBudget ? { token_budget: options.tokenBudget } : {}),
+            ...(options.permissionMode ? { permission_mode: options.permissionMode } : {}),
+            ...(task.cwd ? { cwd: task.cwd } : {}),
+          },
+          // Nobody iterates a batch task's events: keeping them would hold every streamed delta.
+          { events: false, onEvent: (event) => tally.observe(event) },
+        );
         running.add(handle);
         if (options.signal?.aborted) handle.stop();
         const output = await handle.result;
-        out.push({ id: task.id, ...output });
+        out.push({ id: task.id, ...output, refused: tally.counts().refused });
       } catch (error) {
         out.push(unstarted(task, error, performance.now() - started));
       } finally {

@@ -1,9 +1,20 @@
 // Reads a batch task file (JSONL, or a YAML list) into tasks. A bad line — invalid JSON, a missing
-// or wrong field, an unknown agent, a duplicate id — is reported with its line number and skipped;
-// it never stops the batch.
+// or wrong field, an unknown agent or model alias, a duplicate id, a line over the size cap — is
+// reported with its line number and skipped; it never stops the batch. YAML anchors and aliases
+// (and `<<` merge keys) are resolved, with a cap on aliases so a "billion laughs" file is refused.
 import * as z from 'zod';
-import { LineCounter, parseDocument, isSeq, isMap } from 'yaml';
+import { LineCounter, parseDocument, isSeq, isMap, type Document } from 'yaml';
+import { closest } from '../../shared/closest.js';
 import { formatZodError } from '../../shared/zod-format.js';
+import { modelNameProblem } from '../agents/model-resolve.js';
+import { RANGES } from '../../shared/ranges.js';
+
+/** The longest line of a JSONL tasks file (a long prompt fits; a runaway line is refused). */
+export const MAX_TASK_LINE_CHARS = 4 * 1024 * 1024;
+/** The largest YAML tasks file: YAML takes many times its size in memory to parse. */
+export const MAX_YAML_TASKS_CHARS = 32 * 1024 * 1024;
+/** Aliases one task may expand; more is an alias bomb. */
+export const MAX_YAML_ALIASES = 100;
 
 /** One batch task. `timeout` is in seconds. */
 export const BatchTask = z.strictObject({
@@ -11,8 +22,8 @@ export const BatchTask = z.strictObject({
   agent: z.string().min(1),
   prompt: z.string().min(1),
   model: z.string().min(1).optional(),
-  timeout: z.number().positive().optional(),
-  max_turns: z.number().int().positive().optional(),
+  timeout: z.number().min(RANGES.timeout.min).max(RANGES.timeout.max).optional(),
+  max_turns: z.number().int().min(RANGES.maxTurns.min).max(RANGES.maxTurns.max).optional(),
   cwd: z.string().min(1).optional(),
 });
 /** One batch task. */
@@ -44,7 +55,16 @@ export function parseTaskFile(file: string, content: string, knownAgents: Readon
     }
     const task = parsed.data;
     if (!knownAgents.has(task.agent)) {
-      issues.push({ line, message: `agent: unknown agent "${task.agent}"` });
+      const hint = closest(task.agent, [...knownAgents]);
+      issues.push({
+        line,
+        message: `agent: unknown agent "${task.agent}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+      });
+      continue;
+    }
+    const modelProblem = task.model === undefined ? undefined : modelNameProblem(task.model, ['offline']);
+    if (modelProblem !== undefined) {
+      issues.push({ line, message: `model: ${modelProblem}` });
       continue;
     }
     const first = seen.get(task.id);
@@ -69,6 +89,13 @@ function jsonlEntries(content: string): Entries {
   const issues: TaskFileIssue[] = [];
   const lines = content.split('\n');
   lines.forEach((raw, i) => {
+    if (raw.length > MAX_TASK_LINE_CHARS) {
+      issues.push({
+        line: i + 1,
+        message: `the line is ${raw.length} characters, over the ${MAX_TASK_LINE_CHARS} limit`,
+      });
+      return;
+    }
     const text = raw.trim();
     if (!text || text.startsWith('//') || text.startsWith('#')) return;
     try {
@@ -81,8 +108,23 @@ function jsonlEntries(content: string): Entries {
 }
 
 function yamlEntries(content: string): Entries {
+  if (content.length > MAX_YAML_TASKS_CHARS)
+    return {
+      items: [],
+      issues: [
+        {
+          line: 1,
+          message: `the YAML file is ${content.length} characters, over the ${MAX_YAML_TASKS_CHARS} limit; use JSONL for larger batches`,
+        },
+      ],
+    };
   const counter = new LineCounter();
-  const doc = parseDocument(content, { lineCounter: counter, prettyErrors: false, customTags: [] });
+  const doc = parseDocument(content, {
+    lineCounter: counter,
+    prettyErrors: false,
+    customTags: [],
+    merge: true,
+  });
   const issues: TaskFileIssue[] = doc.errors.map((e) => ({
     line: e.linePos?.[0].line ?? 1,
     message: `invalid YAML: ${e.message.split('\n')[0] ?? e.message}`,
@@ -97,9 +139,31 @@ function yamlEntries(content: string): Entries {
       items: [],
       issues: [{ line: 1, message: 'expected a YAML list of tasks (or a `tasks:` list)' }],
     };
-  const items = root.items.map((node) => {
+  const items: Entries['items'] = [];
+  for (const node of root.items) {
     const offset = (node as { range?: [number, number, number] }).range?.[0] ?? 0;
-    return { line: counter.linePos(offset).line, value: (node as { toJSON(): unknown }).toJSON() };
-  });
-  return { items, issues: [] };
+    const line = counter.linePos(offset).line;
+    const value = resolveNode(doc, node);
+    if ('error' in value) issues.push({ line, message: value.error });
+    else items.push({ line, value: value.value });
+  }
+  return { items, issues };
+}
+
+/** One entry as plain data, its aliases resolved under the alias cap. */
+function resolveNode(doc: Document, node: unknown): { value: unknown } | { error: string } {
+  try {
+    return {
+      value: (node as { toJS(doc: Document, options: { maxAliasCount: number }): unknown }).toJS(doc, {
+        maxAliasCount: MAX_YAML_ALIASES,
+      }),
+    };
+  } catch (error) {
+    const message = (error as Error).message;
+    return {
+      error: /excessive alias count/i.test(message)
+        ? `the entry expands more than ${MAX_YAML_ALIASES} YAML aliases (an alias bomb?); refused`
+        : `invalid YAML: ${message}`,
+    };
+  }
 }

@@ -1,10 +1,13 @@
 // The audit log: one JSONL line per capability call (who, what, the policy's verdict and why, how
-// long, how it ended). Arguments are summarised here, never logged raw: a write logs its path and
-// size, not its content; a command is cut short and obvious secrets in it are masked.
-import { appendFileSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+// long, how it ended), hash-chained so that a changed or removed line shows (`cadre audit verify`).
+// Arguments are summarised (audit-summary.ts), never logged raw.
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../shared/errors.js';
+import { appendChained, AuditLockBusy, LOCK_WAIT_MS, type ChainState } from '../records/audit-chain.js';
+import { cut, defined, summarizeArgs } from './audit-summary.js';
+
+export { redactSecrets, summarizeArgs } from './audit-summary.js';
 
 /** One capability call, as the capability layer reports it. `args` is the raw request. */
 export interface AuditEntry {
@@ -55,93 +58,11 @@ export interface AuditLogOptions {
 }
 
 const MAX_BUFFERED_CHARS = 64 * 1024;
-const SECRET_PATTERNS: readonly RegExp[] = [
-  /((?:^|\s)--?(?:password|passwd|token|secret|api[-_]?key|auth|access[-_]?key)(?:=|\s+))("[^"]*"|'[^']*'|\S+)/gi,
-  /(authorization:\s*(?:bearer|basic|token)?\s*)("[^"]*"|'[^']*'|[^\s"']+)/gi,
-  /(\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)("[^"]*"|'[^']*'|\S+)/g,
-  /(\/\/[^/\s:@]+:)([^@\s/]+)(?=@)/g,
-];
+/** How soon a flush that found the lock taken is tried again. */
+const LOCK_RETRY_MS = 5;
 
-/** Masks values that look like credentials in a command line. */
-export function redactSecrets(text: string): string {
-  return SECRET_PATTERNS.reduce((out, re) => out.replace(re, '$1***'), text);
-}
-
-function cut(text: unknown, max: number): string | undefined {
-  if (typeof text !== 'string') return undefined;
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
-}
-
-function safeUrl(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    const url = new URL(value);
-    return `${url.protocol}//${url.host}${url.pathname}`.slice(0, 300);
-  } catch {
-    return cut(value, 100);
-  }
-}
-
-function defined(obj: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
-}
-
-/** A short, secret-free summary of a capability request. Never throws. */
-export function summarizeArgs(capability: string, args: unknown): Record<string, unknown> {
-  // A caller that already summarised passes a string: keep it short and masked.
-  if (typeof args === 'string') return { summary: cut(redactSecrets(args), 300) };
-  if (typeof args !== 'object' || args === null) return Array.isArray(args) ? { count: args.length } : {};
-  const a = args as Record<string, unknown>;
-  switch (capability) {
-    case 'fs.read':
-      return defined({ path: cut(a.path, 300), offset: a.offset, limit: a.limit });
-    case 'fs.readMany': {
-      const paths = Array.isArray(a.paths) ? a.paths : [];
-      return { count: paths.length, paths: paths.slice(0, 5).map((p) => cut(p, 300)) };
-    }
-    case 'fs.glob':
-      return defined({ pattern: cut(a.pattern, 200), path: cut(a.path, 300) });
-    case 'fs.stat':
-    case 'fs.list':
-      return defined({ path: cut(a.path, 300) });
-    case 'fs.write':
-      return defined({
-        path: cut(a.path, 300),
-        bytes: typeof a.content === 'string' ? Buffer.byteLength(a.content) : undefined,
-      });
-    case 'exec.run':
-      return defined({
-        command: typeof a.command === 'string' ? cut(redactSecrets(a.command), 300) : undefined,
-        timeoutMs: a.timeoutMs,
-      });
-    case 'web.fetch':
-      return defined({ url: safeUrl(a.url) });
-    case 'model.request':
-      return defined({ method: cut(a.method, 10), url: safeUrl(a.url) });
-    case 'mcp.call':
-      return defined({
-        tool: cut(a.tool, 200),
-        inputKeys:
-          typeof a.input === 'object' && a.input !== null ? Object.keys(a.input).slice(0, 20) : undefined,
-      });
-    case 'agents.task':
-      return defined({
-        subagent_type: cut(a.subagent_type, 100),
-        description: cut(a.description, 200),
-        run_in_background: a.run_in_background,
-        resume: cut(a.resume, 100),
-      });
-    case 'agents.output':
-    case 'agents.stop':
-      return defined({ agentId: cut(a.agentId, 100) });
-    case 'todos.write':
-      return { count: Array.isArray(a.todos) ? a.todos.length : 0 };
-    default:
-      return { keys: Object.keys(a).slice(0, 20) };
-  }
-}
-
-function line(entry: AuditEntry, now: number): string {
+/** One entry as the JSON text of its line, before the chain's `prev` is put in front. */
+function body(entry: AuditEntry, now: number): string {
   const out = defined({
     at: typeof entry.at === 'number' ? entry.at : now,
     runId: entry.runId,
@@ -159,13 +80,14 @@ function line(entry: AuditEntry, now: number): string {
     ok: entry.ok,
     errorCode: entry.errorCode,
   });
-  return `${JSON.stringify(out)}\n`;
+  return JSON.stringify(out);
 }
 
 /**
- * Opens (creating directories as needed) an append-only JSONL audit log. Lines are buffered for at
- * most `flushIntervalMs`; `close()` writes them all, and a process exit writes what is left.
- * Rejects with `io_error` when the directory cannot be created.
+ * Opens (creating directories as needed) an append-only, hash-chained JSONL audit log
+ * (records/audit-chain.ts). Lines are buffered for at most `flushIntervalMs`; `close()` writes them
+ * all, and a process exit writes what is left. Rejects with `io_error` when the directory cannot
+ * be created.
  */
 export async function createAuditLog(file: string, options: AuditLogOptions = {}): Promise<AuditLog> {
   try {
@@ -181,35 +103,48 @@ export async function createAuditLog(file: string, options: AuditLogOptions = {}
   let buffer: string[] = [];
   let buffered = 0;
   let timer: NodeJS.Timeout | undefined;
-  let chain: Promise<void> = Promise.resolve();
   let closed = false;
+  let state: ChainState | undefined;
 
-  const writeNow = (): Promise<void> => {
+  // Appends are synchronous (a few small calls under the log's lock, see audit-chain.ts), so the
+  // lines of a flush are on disk, chained, when it returns. Another process holding the lock makes
+  // the event loop wait for nobody: the lines stay queued and the flush is tried again shortly; only
+  // the exit handler, the last chance, waits for the lock. A failed append keeps its lines too.
+  const writeNow = (waitMs = 0): 'written' | 'busy' | 'failed' => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (buffer.length === 0) return chain;
-    const text = buffer.join('');
-    buffer = [];
-    buffered = 0;
-    chain = chain.then(async () => {
-      try {
-        await appendFile(file, text);
-      } catch (error) {
-        options.onError?.(error as Error);
-      }
-    });
-    return chain;
-  };
-  // Lines still in memory when the process exits are written synchronously: the log is not lossy.
-  const onExit = () => {
-    if (buffer.length === 0) return;
+    if (buffer.length === 0) return 'written';
     try {
-      appendFileSync(file, buffer.join(''));
+      state = appendChained(file, buffer, state, waitMs);
       buffer = [];
-    } catch {
-      // Nothing left to report to at exit.
+      buffered = 0;
+      return 'written';
+    } catch (error) {
+      if (error instanceof AuditLockBusy) {
+        timer = setTimeout(() => writeNow(), LOCK_RETRY_MS).unref();
+        return 'busy';
+      }
+      options.onError?.(error as Error);
+      // Kept for the next try, up to a cap past which they are dropped (the failure was reported).
+      if (buffered > MAX_BUFFERED_CHARS * 64) {
+        buffer = [];
+        buffered = 0;
+      }
+      return 'failed';
     }
   };
+  /** Writes what is queued, waiting out another writer's lock (up to `LOCK_WAIT_MS`) without blocking. */
+  const drain = async (): Promise<void> => {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    while (writeNow() === 'busy') {
+      if (Date.now() >= deadline) {
+        options.onError?.(new Error(`the audit log stayed locked by another process for ${LOCK_WAIT_MS} ms`));
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
+  };
+  const onExit = () => void writeNow(LOCK_WAIT_MS);
   process.on('exit', onExit);
 
   return {
@@ -217,19 +152,23 @@ export async function createAuditLog(file: string, options: AuditLogOptions = {}
     record(entry) {
       let text: string;
       try {
-        text = line(entry, clock());
+        text = body(entry, clock());
       } catch (error) {
-        text = `${JSON.stringify({ at: clock(), capability: String(entry?.capability), error: `unloggable entry: ${(error as Error).message}` })}\n`;
+        text = JSON.stringify({
+          at: clock(),
+          capability: String(entry?.capability),
+          error: `unloggable entry: ${(error as Error).message}`,
+        });
       }
       buffer.push(text);
       buffered += text.length;
-      if (closed || buffered >= MAX_BUFFERED_CHARS) void writeNow();
-      else timer ??= setTimeout(() => void writeNow(), interval).unref();
+      if (closed || buffered >= MAX_BUFFERED_CHARS) writeNow();
+      else timer ??= setTimeout(() => writeNow(), interval).unref();
     },
-    flush: () => writeNow(),
+    flush: drain,
     async close() {
       closed = true;
-      await writeNow();
+      await drain();
       process.off('exit', onExit);
     },
   };

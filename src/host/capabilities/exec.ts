@@ -251,6 +251,9 @@ function supervise(
     const finish = (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
       if (!settle()) return;
       if (aborted) {
+        // The run is ending (the host may exit next, before the grace timer): whatever the
+        // command left in its group that ignored SIGTERM goes now.
+        killGroup(child.pid, 'SIGKILL');
         reject(new CadreError('cancelled', 'the command was cancelled; its processes were killed'));
         return;
       }

@@ -1,10 +1,12 @@
 // The file and command capabilities of one run: parse the worker's request, resolve every path
 // (realpath), ask the one policy function, wait for approval when it says `ask`, audit, and only
-// then perform the effect.
-import type { Capabilities, CapabilityName } from '../../shared/capabilities.js';
+// then perform the effect (effect-context.ts holds that one path; file-facts.ts what a path alone
+// does not tell).
+import type { Capabilities } from '../../shared/capabilities.js';
 import { detailOf, writePreview } from '../approvals/preview.js';
-import { audited, authorize, parseRequest, type AuthorizeContext } from './authorize.js';
+import { audited, authorize, judgeContext, parseRequest, type EffectContext } from './effect-context.js';
 import { runCommand } from './exec.js';
+import { judgeContent, noticeSecrets, writeFacts } from './file-facts.js';
 import { glob } from './fs/glob.js';
 import { list } from './fs/list.js';
 import { globRead } from './fs/glob-read.js';
@@ -15,24 +17,26 @@ import { stat } from './fs/stat.js';
 import { writeAtomic } from './fs/write.js';
 import { resolvePath, type ResolvedPath } from './paths.js';
 
-/** Who is calling and under which rules, and how commands run. */
-export interface EffectContext extends AuthorizeContext {
-  sandbox: 'auto' | 'required' | 'off';
-}
+export { parseRequest, type EffectContext } from './effect-context.js';
 
-type Handler<K extends CapabilityName> = Capabilities[K];
-
-export { parseRequest } from './authorize.js';
-
-/** The current text of a file a write would replace, for the approval's diff (undefined: a new file). */
-async function currentText(target: ResolvedPath): Promise<string | undefined> {
-  if (!target.exists) return undefined;
-  const read = await readText(target.real, { maxBytes: PREVIEW_READ_BYTES });
-  return read.content;
-}
+type Handler<K extends keyof Capabilities> = Capabilities[K];
 
 /** Largest current file a write's approval prompt diffs against. */
 const PREVIEW_READ_BYTES = 1024 * 1024;
+
+/**
+ * The current text of a file a write would replace, for the approval's diff (undefined: a new
+ * file). Read like the Read tool reads it: what Read would refuse to show (a private key under any
+ * name, one of cadre's records) is not shown in a prompt either.
+ */
+async function currentText(ctx: EffectContext, target: ResolvedPath): Promise<string | undefined> {
+  if (!target.exists) return undefined;
+  const read = await readText(target.real, {
+    maxBytes: PREVIEW_READ_BYTES,
+    judgeHead: (head) => judgeContent(ctx, target, head),
+  });
+  return read.content;
+}
 
 /** Builds the fs.* and exec.run handlers of one run. */
 export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
@@ -47,25 +51,17 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         ctx,
         call,
         { capability: 'fs.read', path: target },
-        {
-          action: `read ${req.path}`,
-          summary: `read ${req.path}`,
-        },
+        { action: `read ${req.path}`, summary: `read ${req.path}` },
       );
       const value = await readText(target.real, {
         ...(req.offset ? { offset: req.offset } : {}),
         ...(req.limit ? { limit: req.limit } : {}),
+        judgeHead: (head) => judgeContent(ctx, target, head),
       });
       return { value: { ...value, path: target.absolute }, reason };
     });
   };
-  const judgeCtx = (): JudgeContext => ({
-    projectDir: ctx.projectDir,
-    extraRoots: ctx.extraRoots,
-    homeDir: ctx.homeDir,
-    mode: ctx.mode,
-    rules: ctx.rules,
-  });
+  const judgeCtx = (): JudgeContext => judgeContext(ctx);
   const readManyHandler: Handler<'fs.readMany'> = (raw) => {
     const r = raw as { paths?: unknown[]; glob?: { pattern?: unknown } };
     const summary =
@@ -92,6 +88,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         const walk = {
           projectDir: ctx.projectDir,
           roots,
+          hidden: ctx.records,
           sort: 'path' as const,
           ...(limit ? { limit } : {}),
         };
@@ -99,11 +96,13 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
           ...options,
           signal: ctx.signal,
         });
+        noticeSecrets(ctx, result.skipped);
         return { value: result, reason: `${reason}; ${allowed} of ${found} files found allowed` };
       }
       // Resolved, judged path by path (denied ones are skipped, never read) and read on an I/O
       // thread, with the run's rules; as fs.readMany, Read rules and Grep rules both apply.
       const { result, allowed } = await judgeReadMany(req.paths, judgeCtx(), options);
+      noticeSecrets(ctx, result.skipped);
       return { value: result, reason: `${allowed} of ${req.paths.length} paths allowed` };
     });
   };
@@ -123,6 +122,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         {
           projectDir: ctx.projectDir,
           roots,
+          hidden: ctx.records,
           ...(req.limit ? { limit: req.limit } : {}),
           ...(req.sort ? { sort: req.sort } : {}),
         },
@@ -138,10 +138,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         ctx,
         call,
         { capability: 'fs.stat', path: target },
-        {
-          action: `inspect ${req.path}`,
-          summary: `stat ${req.path}`,
-        },
+        { action: `inspect ${req.path}`, summary: `stat ${req.path}` },
       );
       return { value: { ...(await stat(target.real)), path: target.absolute }, reason };
     });
@@ -153,12 +150,10 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         ctx,
         call,
         { capability: 'fs.list', path: target },
-        {
-          action: `list ${req.path}`,
-          summary: `list ${req.path}`,
-        },
+        { action: `list ${req.path}`, summary: `list ${req.path}` },
       );
-      return { value: { ...(await list(target.real, req.ignore ?? [])), path: target.absolute }, reason };
+      const listed = await list(target.real, req.ignore ?? [], undefined, ctx.records);
+      return { value: { ...listed, path: target.absolute }, reason };
     });
   const write: Handler<'fs.write'> = (raw) => {
     const r = raw as { path?: unknown; content?: unknown };
@@ -169,11 +164,11 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       const reason = await authorize(
         ctx,
         call,
-        { capability: 'fs.write', path: target },
+        { capability: 'fs.write', path: target, ...(await writeFacts(target, req.content)) },
         {
           action: `${target.exists ? 'edit' : 'create'} ${req.path}`,
           summary: `write ${req.path} (${req.content.length} chars)`,
-          preview: async () => writePreview(req.path, await currentText(target), req.content),
+          preview: async () => writePreview(req.path, await currentText(ctx, target), req.content),
           detail: () => detailOf(req.content),
         },
       );

@@ -8,7 +8,12 @@ import https from 'node:https';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { Endpoint } from '../../shared/endpoint.js';
-import { HOST_CREDENTIAL, type ModelWireIn, type ModelWireOut } from '../../shared/model-wire.js';
+import {
+  HOST_CREDENTIAL,
+  MODEL_WINDOW_BYTES,
+  type ModelWireIn,
+  type ModelWireOut,
+} from '../../shared/model-wire.js';
 import type { PermissionMode } from '../../shared/task.js';
 import type { AuditLog } from './audit.js';
 import { decide } from './policy.js';
@@ -26,6 +31,17 @@ export interface ModelChannelContext {
   audit: AuditLog | undefined;
   /** Called whenever response bytes arrive (the run's idle watchdog). */
   onActivity?: () => void;
+  /**
+   * The longest line a response may carry (bytes between newlines); past it the response is cut
+   * off with the code `reply_too_large`. Default: no limit.
+   */
+  maxLineBytes?: number;
+}
+
+/** Bytes since the last line break, after `chunk`. */
+function lineAfter(previous: number, chunk: Buffer): number {
+  const last = Math.max(chunk.lastIndexOf(10), chunk.lastIndexOf(13));
+  return last === -1 ? previous + chunk.byteLength : chunk.byteLength - last - 1;
 }
 
 /** A served model channel. */
@@ -152,7 +168,11 @@ function joinChunks(batch: ModelWireIn[]): ModelWireIn[] {
 export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext): ModelChannel {
   const open = new Map<
     number,
-    { req: http.ClientRequest; end: (ok: boolean, code?: string, why?: string) => void }
+    {
+      req: http.ClientRequest;
+      end: (ok: boolean, code?: string, why?: string) => void;
+      ack?: (bytes: number) => void;
+    }
   >();
   let closed = false;
   // What one turn of the event loop has to say goes to the worker in one message, after the turn:
@@ -271,9 +291,30 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
         statusText: res.statusMessage ?? '',
         headers: responseHeaders(res.rawHeaders, decoded),
       });
+      // Flow control: past a window of bytes the worker has not read yet, the response waits in
+      // the socket (TCP pushes back on the server) until the worker's acknowledgements catch up.
+      let unread = 0;
+      let line = 0;
+      const entry = open.get(id);
+      if (entry)
+        entry.ack = (bytes) => {
+          unread = Math.max(0, unread - bytes);
+          if (body.isPaused() && unread <= MODEL_WINDOW_BYTES / 2) body.resume();
+        };
       body.on('data', (chunk: Buffer) => {
+        if (finished) return;
         ctx.onActivity?.();
+        line = lineAfter(line, chunk);
+        if (ctx.maxLineBytes !== undefined && line > ctx.maxLineBytes) {
+          const why = `the model's response has a line longer than ${ctx.maxLineBytes} bytes (the run's reply caps allow no more); the response was cut off`;
+          send({ t: 'error', id, message: why, code: 'reply_too_large' });
+          end(false, 'too_large', why);
+          req.destroy();
+          return;
+        }
         send({ t: 'data', id, chunk: new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) });
+        unread += chunk.byteLength;
+        if (unread > MODEL_WINDOW_BYTES) body.pause();
       });
       body.on('end', () => {
         send({ t: 'end', id });
@@ -299,6 +340,9 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
     if (message.t === 'request') {
       if (open.has(message.id)) return;
       start(message);
+    } else if (message.t === 'ack') {
+      if (typeof message.bytes === 'number' && Number.isFinite(message.bytes))
+        open.get(message.id)?.ack?.(message.bytes);
     } else if (message.t === 'abort') {
       const request = open.get(message.id);
       request?.end(false, 'cancelled', 'the model client aborted the request');

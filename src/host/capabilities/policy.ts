@@ -1,14 +1,16 @@
 // The one policy function every capability call passes: pure (no I/O, no clock), it turns a call,
 // the permission mode and the rules into allow / ask / deny with a reason a user can act on.
 //
-// Order: the path jail; secrets (denied to reads unless an allow rule names them); deny rules
-// (always win); plan mode (no writes, no commands); protected files (writes ask); ask rules
+// Order: the path jail; cadre's own records (always denied); secrets, by name or by a private key
+// the file begins with (denied to reads unless an allow rule names them); deny rules (always win);
+// plan mode (no writes, no commands); protected paths and package.json scripts (writes ask); ask rules
 // (ignored in bypassPermissions); allow rules; the mode's default. Shell commands are split into
 // their simple commands and judged part by part (see policy/exec-decide.ts).
 import { isPermissionMode, PERMISSION_MODES } from '../../shared/permission-modes.js';
 import { decideCommand } from './policy/exec-decide.js';
 import { decidePath, type PathDecideContext } from './policy/path-decide.js';
 import { normalizeRoot } from './policy/path-match.js';
+import { protectedPaths } from './policy/protected-paths.js';
 import { compileRules } from './policy/rules.js';
 import {
   decideBookkeeping,
@@ -21,6 +23,7 @@ import {
 import type { PolicyDecision, PolicyInput, ResolvedPath } from './policy/types.js';
 
 export type {
+  FileContentKind,
   PolicyDecision,
   PolicyInput,
   PolicyRules,
@@ -66,8 +69,14 @@ function decidePaths(input: PolicyInput, ctx: PathDecideContext): PolicyDecision
       : [];
   if (paths.length === 0) return invalid(`${cap}: no path was given`);
   let worst: PolicyDecision | undefined;
+  const facts = {
+    ...(input.content === 'private-key' || input.content === 'cadre-record'
+      ? { content: input.content }
+      : {}),
+    ...(Array.isArray(input.codeKeysChanged) ? { codeKeysChanged: input.codeKeysChanged.map(String) } : {}),
+  };
   for (const p of paths) {
-    const verdict = decidePath(cap, p as ResolvedPath, ctx);
+    const verdict = decidePath(cap, p as ResolvedPath, ctx, facts);
     if (worst === undefined || RANK[verdict.decision] > RANK[worst.decision]) worst = verdict;
     if (verdict.decision === 'deny') break;
   }
@@ -92,6 +101,20 @@ function compiled(rules: PolicyInput['rules']): ReturnType<typeof compileRules> 
 
 type DecideContext = PathDecideContext & { homeDir?: string };
 
+// The protected list with the config's additions, kept by the additions' text like the rules.
+const protectCache = new Map<string, string[]>();
+function protectedList(extra: unknown): string[] {
+  const list = Array.isArray(extra) ? extra.filter((e): e is string => typeof e === 'string') : [];
+  const key = list.join('\0');
+  let merged = protectCache.get(key);
+  if (!merged) {
+    merged = protectedPaths(list);
+    if (protectCache.size >= 64) protectCache.clear();
+    protectCache.set(key, merged);
+  }
+  return merged;
+}
+
 /** Checks what every call carries and builds the context it is judged in, once per call. */
 function contextOf(input: PolicyInput): { ctx: DecideContext } | { invalid: PolicyDecision } {
   if (typeof input !== 'object' || input === null)
@@ -108,12 +131,17 @@ function contextOf(input: PolicyInput): { ctx: DecideContext } | { invalid: Poli
     ? input.extraRoots.filter(isAbsolute).map(normalizeRoot)
     : [];
   const rules = compiled(input.rules);
+  // Records that are not absolute strings cannot be checked: refuse rather than skip them.
+  if (input.records !== undefined && (!Array.isArray(input.records) || !input.records.every(isAbsolute)))
+    return { invalid: invalid("cadre's record locations are not absolute paths") };
   return {
     ctx: {
       projectDir: normalizeRoot(input.projectDir),
       extraRoots,
       mode,
       rules,
+      records: (input.records ?? []).map(normalizeRoot),
+      protect: protectedList(input.protect),
       ...(isAbsolute(input.homeDir) ? { homeDir: normalizeRoot(input.homeDir) } : {}),
     },
   };
@@ -185,11 +213,11 @@ export function decideEach(
   if (!FILE_CAPABILITIES.has(input.capability))
     return input.paths.map(() => invalid(`${String(input.capability)} is not a file capability`));
   const { ctx } = checked;
-  const { capability, pattern } = input;
+  const { capability, pattern, content, codeKeysChanged } = input;
   return input.paths.map((p) => {
     try {
       // decidePaths reads only these fields; the context is built once above.
-      return decidePaths({ capability, pattern, path: p } as PolicyInput, ctx);
+      return decidePaths({ capability, pattern, content, codeKeysChanged, path: p } as PolicyInput, ctx);
     } catch (error) {
       return internalDenial(error);
     }

@@ -134,13 +134,17 @@ export class ChatController {
     this.store.dispatch({ type: 'turn-start', prompt }, true);
     let output: TaskOutput | undefined;
     try {
-      this.current = await this.session.task({
-        subagent_type: this.agent,
-        prompt,
-        // The tree's row for the turn says what it works on.
-        description: prompt.replace(/\s+/g, ' ').slice(0, 80),
-        ...(this.mainId ? { resume: this.mainId } : {}),
-      });
+      // The session's onEvent feeds the chat: the handle keeps no events of its own.
+      this.current = await this.session.task(
+        {
+          subagent_type: this.agent,
+          prompt,
+          // The tree's row for the turn says what it works on.
+          description: prompt.replace(/\s+/g, ' ').slice(0, 80),
+          ...(this.mainId ? { resume: this.mainId } : {}),
+        },
+        { events: false },
+      );
       const first = this.mainId === undefined;
       this.mainId = this.current.agentId;
       // Before any of its text: the launch returns before the worker has streamed anything.
@@ -161,7 +165,7 @@ export class ChatController {
   }
 
   private async remember(output: TaskOutput): Promise<void> {
-    await recordSession(sessionsIndexPath(this.runtime.transcriptsDir), {
+    await recordSession(sessionsIndexPath(this.runtime.records.dir), {
       at: Date.now(),
       agentId: output.agentId,
       agentType: this.agent,
@@ -181,7 +185,10 @@ export class ChatController {
   async mention(agent: string, task: string): Promise<void> {
     this.info('user', `@${agent} ${task}`);
     try {
-      await this.session.task({ subagent_type: agent, prompt: task, description: task.slice(0, 80) });
+      await this.session.task(
+        { subagent_type: agent, prompt: task, description: task.slice(0, 80) },
+        { events: false },
+      );
     } catch (error) {
       this.info('error', `@${agent}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -214,12 +221,15 @@ export class ChatController {
    * from a one-line description. The draft is only text: it is checked and shown before any save.
    */
   async draftAgent(description: string): Promise<string> {
-    const handle = await this.session.task({
-      subagent_type: this.agent,
-      description: 'draft an agent definition',
-      permission_mode: 'plan',
-      prompt: draftPrompt(description),
-    });
+    const handle = await this.session.task(
+      {
+        subagent_type: this.agent,
+        description: 'draft an agent definition',
+        permission_mode: 'plan',
+        prompt: draftPrompt(description),
+      },
+      { events: false },
+    );
     this.store.dispatch({ type: 'quiet', agentId: handle.agentId });
     const out = await handle.result;
     if (out.status !== 'completed')

@@ -1,5 +1,7 @@
 // Where `cadre chat --resume` finds the last session: one JSON line per chat session (its main
-// agent's id and transcript), appended when the session's first turn starts.
+// agent's id and transcript), appended when the session's first turn starts. It lives with the
+// project's other records (`~/.cadre/projects/<slug>/chat-sessions.jsonl`), out of every agent's
+// reach: an agent that could edit it could point the next `--resume` at another run.
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
@@ -14,9 +16,9 @@ export const ChatSessionRecord = z.object({
 /** One chat session. */
 export type ChatSessionRecord = z.infer<typeof ChatSessionRecord>;
 
-/** The index file for a transcripts directory. */
-export function sessionsIndexPath(transcriptsDir: string): string {
-  return path.join(path.dirname(transcriptsDir), 'chat-sessions.jsonl');
+/** The index file of a project's records directory (`RecordsLocation.dir`). */
+export function sessionsIndexPath(recordsDir: string): string {
+  return path.join(recordsDir, 'chat-sessions.jsonl');
 }
 
 /** Appends a session. */

@@ -2,9 +2,12 @@
 // from a signal (a native crash in Node, the kernel's OOM killer) is started again on the same
 // results file, so it resumes where it stopped: a batch of thousands of tasks never needs a person
 // to notice a crash and type the command again. Signals a user sends are passed on, never retried.
+// The child says which tasks it starts and ends; the tasks running at a death are suspects, which
+// the next child runs one at a time, and a task running at two deaths is recorded as `crashed`.
 import { fork } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { constants } from 'node:os';
+import * as z from 'zod';
 import type { CliIO } from './context.js';
 
 /** Set in the child: run the batch here instead of supervising one. */
@@ -15,6 +18,39 @@ export const SUPERVISED_ENV = 'CADRE_BATCH_SUPERVISED';
  * are part of the closing summary.
  */
 export const SINCE_ENV = 'CADRE_BATCH_SINCE';
+/**
+ * Set in a restarted child: JSON `{ id: [signal, ...] }`, the tasks that were running each time
+ * the batch process died in this invocation (see batch/plan.ts).
+ */
+export const CRASHES_ENV = 'CADRE_BATCH_CRASHES';
+
+/** What a supervised child tells its supervisor about each task. */
+export interface TaskNote {
+  cadreBatch: 'started' | 'ended';
+  id: string;
+}
+
+/** In a supervised child: tells the supervisor a task started or ended (a no-op elsewhere). */
+export function noteTask(cadreBatch: TaskNote['cadreBatch'], id: string): void {
+  const note: TaskNote = { cadreBatch, id };
+  if (process.connected) process.send?.(note);
+}
+
+/** The crashes a restarted child was given, checked (anything malformed counts as none). */
+export function crashesFromEnv(env: NodeJS.ProcessEnv): Record<string, string[]> {
+  const parsed = Crashes.safeParse(safeJson(env[CRASHES_ENV] ?? '{}'));
+  return parsed.success ? parsed.data : {};
+}
+
+const Crashes = z.record(z.string(), z.array(z.string()));
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Deaths that are crashes rather than requests to stop. */
 const CRASH_SIGNALS = new Set<NodeJS.Signals>([
@@ -32,6 +68,7 @@ export const MAX_CRASHES_WITHOUT_PROGRESS = 3;
 /** Restarts of one invocation, whatever the progress. */
 const MAX_RESTARTS = 100;
 
+/** How to start the batch process again, and where its progress shows. */
 export interface SuperviseOptions {
   /** The `cadre` script and the arguments to run it with again. */
   script: string;
@@ -53,15 +90,17 @@ async function sizeOf(file: string): Promise<number> {
 export async function superviseBatch(options: SuperviseOptions): Promise<number> {
   const { io, outPath } = options;
   const startSize = await sizeOf(outPath);
+  const crashes: Record<string, string[]> = {};
   let restarts = 0;
   let fruitless = 0;
   for (;;) {
     const before = await sizeOf(outPath);
-    const ended = await runChild(options, restarts > 0 ? startSize : undefined);
+    const ended = await runChild(options, restarts > 0 ? { since: startSize, crashes } : undefined);
     if (ended.code !== null) return ended.code;
     const signal = ended.signal ?? 'SIGKILL';
     const number = constants.signals[signal] ?? 9;
     if (ended.forwarded || !CRASH_SIGNALS.has(signal)) return 128 + number;
+    for (const id of ended.running) (crashes[id] ??= []).push(signal);
     // More than the newline that repairs a torn last line: at least one result was written.
     fruitless = (await sizeOf(outPath)) - before > 1 ? 0 : fruitless + 1;
     if (fruitless >= MAX_CRASHES_WITHOUT_PROGRESS || restarts >= MAX_RESTARTS) {
@@ -78,13 +117,25 @@ export async function superviseBatch(options: SuperviseOptions): Promise<number>
   }
 }
 
+interface ChildEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  forwarded: boolean;
+  /** The tasks the child had started and not ended. */
+  running: string[];
+}
+
 function runChild(
   options: SuperviseOptions,
-  since: number | undefined,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; forwarded: boolean }> {
+  restart: { since: number; crashes: Record<string, string[]> } | undefined,
+): Promise<ChildEnd> {
   const env: NodeJS.ProcessEnv = { ...options.env, [SUPERVISED_ENV]: '1' };
-  if (since !== undefined) env[SINCE_ENV] = String(since);
-  else delete env[SINCE_ENV];
+  delete env[SINCE_ENV];
+  delete env[CRASHES_ENV];
+  if (restart !== undefined) {
+    env[SINCE_ENV] = String(restart.since);
+    env[CRASHES_ENV] = JSON.stringify(restart.crashes);
+  }
   const child = fork(options.script, [...options.args], {
     env,
     stdio: 'inherit',
@@ -93,6 +144,13 @@ function runChild(
     detached: true,
   });
   let forwarded = false;
+  const running = new Set<string>();
+  child.on('message', (message: unknown) => {
+    const note = message as Partial<TaskNote> | null;
+    if (typeof note?.id !== 'string') return;
+    if (note.cadreBatch === 'started') running.add(note.id);
+    else if (note.cadreBatch === 'ended') running.delete(note.id);
+  });
   const handlers = FORWARDED.map((sig) => {
     const handler = () => {
       forwarded = true;
@@ -106,9 +164,10 @@ function runChild(
       for (const [sig, handler] of handlers) process.off(sig, handler);
       reject(error);
     });
-    child.once('exit', (code, signal) => {
+    // `close`, not `exit`: by then every message the child sent (its last `started`) is in.
+    child.once('close', (code, signal) => {
       for (const [sig, handler] of handlers) process.off(sig, handler);
-      resolve({ code, signal, forwarded });
+      resolve({ code, signal, forwarded, running: [...running] });
     });
   });
 }

@@ -4,6 +4,8 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { terminalCleaner, type TerminalCleaner } from '../terminal-text.js';
+import { jsonPieces, jsonText } from '../json-pieces.js';
 
 /** Output sinks, so tests and other front ends can capture what a command prints. */
 export interface CliIO {
@@ -44,6 +46,57 @@ export interface GlobalOptions {
   home: string;
   /** The raw `--agents` value: inline JSON or a file path. */
   agents?: string;
+  /** `--raw`: print model- and file-controlled text unchanged. */
+  raw: boolean;
+  /** How such text is printed: made inert (terminal-text.ts), or as it is with `--raw`. */
+  clean: TerminalCleaner;
+}
+
+/** Characters per write of `writeLong`. */
+const SLICE = 1024 * 1024;
+
+/**
+ * Writes `text` in slices of about 1 MiB, each passed through `clean` (the terminal cleaner, for
+ * text a model wrote): a result of tens of MB then costs one slice's buffers at a time instead of
+ * more copies of the whole text.
+ */
+export function writeLong(
+  write: (text: string) => void,
+  text: string,
+  clean: (text: string) => string = (t) => t,
+): void {
+  if (text.length <= SLICE) return write(clean(text));
+  for (let i = 0; i < text.length;) {
+    const end = sliceEnd(text, i);
+    write(clean(text.slice(i, end)));
+    i = end;
+  }
+}
+
+/**
+ * Where a slice from `start` ends: after a line break in its second half when there is one (the
+ * cleaner then sees a CRLF or an emoji's joiner whole), and never inside a surrogate pair (a
+ * character the cleaner must show could otherwise pass as two halves).
+ */
+function sliceEnd(text: string, start: number): number {
+  let end = Math.min(start + SLICE, text.length);
+  if (end === text.length) return end;
+  const newline = text.lastIndexOf('\n', end - 1);
+  if (newline >= start + SLICE / 2) return newline + 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return end;
+}
+
+/**
+ * Writes `value` as indented JSON and a newline, in pieces: a result of tens of MB is never
+ * turned into one JSON string (see json-pieces.ts).
+ */
+export function writeJson(write: (text: string) => void, value: unknown): void {
+  const json = jsonText(value, 2);
+  if (json === undefined) return;
+  for (const piece of jsonPieces(json)) writeLong(write, piece);
+  write('\n');
 }
 
 /** A mistake in how the command was called: printed without a stack, exit status 2. */
@@ -75,7 +128,7 @@ export function processContext(): CliContext {
 
 /** Resolves the global flags of `command`; a `--cwd` that is not a directory is a usage error. */
 export async function globalOptions(command: Command, ctx: CliContext): Promise<GlobalOptions> {
-  const opts = command.optsWithGlobals<{ cwd?: string; agents?: string }>();
+  const opts = command.optsWithGlobals<{ cwd?: string; agents?: string; raw?: boolean }>();
   const cwd = path.resolve(ctx.processCwd, opts.cwd ?? '.');
   const isDir = await stat(cwd).then(
     (s) => s.isDirectory(),
@@ -83,7 +136,8 @@ export async function globalOptions(command: Command, ctx: CliContext): Promise<
   );
   if (!isDir) throw new UsageError(`--cwd: "${opts.cwd ?? cwd}" is not a directory`);
   const home = ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? path.resolve(ctx.env.HOME) : os.homedir();
-  const out: GlobalOptions = { cwd, home };
+  const raw = opts.raw === true;
+  const out: GlobalOptions = { cwd, home, raw, clean: terminalCleaner(raw) };
   // A file given to --agents is relative to where the command was typed, like any path argument.
   if (opts.agents !== undefined) {
     out.agents = opts.agents.trimStart().startsWith('{')

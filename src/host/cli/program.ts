@@ -3,12 +3,14 @@
 // clear message; failures print one line (no stack trace) and exit 1.
 import { Command, CommanderError } from 'commander';
 import { registerAgentsCommand } from './commands/agents.js';
+import { registerAuditCommand } from './commands/audit.js';
 import { registerBatchCommand } from './commands/batch.js';
 import { registerChatCommand } from './commands/chat.js';
 import { registerExploreCommand } from './commands/explore.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerTranscripts } from './commands/transcripts.js';
 import { type CliContext, processContext, UsageError } from './context.js';
+import { terminalCleaner } from '../terminal-text.js';
 import { packageVersion } from './version.js';
 
 /** Adds one subcommand (and its own subcommands) to the program. */
@@ -22,6 +24,7 @@ export const COMMANDS: CommandRegistrar[] = [
   registerBatchCommand,
   registerAgentsCommand,
   registerTranscripts,
+  registerAuditCommand,
 ];
 
 /** The exit status for usage errors (unknown flag, unknown command, bad flag value). */
@@ -38,6 +41,10 @@ export function buildProgram(
     .version(version, '-V, --version')
     .option('--cwd <dir>', 'project directory (default: the current directory)')
     .option('--agents <json|file>', 'extra agent definitions: inline JSON {"name": {...}} or a JSON file')
+    .option(
+      '--raw',
+      'print model, tool and agent-file text as it is (escape sequences included), for a renderer downstream',
+    )
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr });
@@ -61,7 +68,9 @@ export async function runCli(args: readonly string[], ctx: CliContext = processC
       return USAGE_EXIT;
     }
     const detail = ctx.env.CADRE_DEBUG && error instanceof Error ? `\n${error.stack ?? ''}` : '';
-    ctx.io.stderr(`cadre: ${error instanceof Error ? error.message : String(error)}${detail}\n`);
+    // Error messages can quote model input or file content: shown inert unless --raw.
+    const clean = terminalCleaner(args.includes('--raw'));
+    ctx.io.stderr(`cadre: ${clean.block(error instanceof Error ? error.message : String(error))}${detail}\n`);
     return 1;
   }
 }

@@ -5,11 +5,30 @@
 export type JsonParseResult =
   { ok: true; value: unknown } | { ok: false; message: string; line: number; column: number };
 
-/** Parses `text` as strict JSON (no comments, no trailing commas). */
+/** The longest config or `--agents` JSON text (agent files have the same 4 MiB cap). */
+export const MAX_JSON_CHARS = 4 * 1024 * 1024;
+
+/** Deepest nesting of objects and arrays a config or `--agents` file may have. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Parses `text` as strict JSON (no comments, no trailing commas). A key given twice in one object
+ * is an error naming the key and both lines (JSON.parse would keep the last one silently: a second
+ * `"permissions"` block would drop the first one's deny rules), and so is nesting deeper than
+ * MAX_JSON_DEPTH (later steps walk the value recursively).
+ */
 export function parseJsonText(text: string): JsonParseResult {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (source.length > MAX_JSON_CHARS)
+    return {
+      ok: false,
+      message: `the file is ${source.length} characters long, over the ${MAX_JSON_CHARS}-character limit for a config or agents file`,
+      line: 1,
+      column: 1,
+    };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(source) as unknown };
+    value = JSON.parse(source) as unknown;
   } catch (error) {
     const offset = firstErrorOffset(source);
     const { line, column } = lineColumn(source, offset);
@@ -18,6 +37,75 @@ export function parseJsonText(text: string): JsonParseResult {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, message: `invalid JSON: ${found} (${reason})`, line, column };
   }
+  const problem = structureProblem(source);
+  return problem ?? { ok: true, value };
+}
+
+/** An object or array being scanned: an object's keys (with their lines) and where it sits. */
+interface OpenContainer {
+  keys: Map<string, number> | undefined;
+  path: string;
+}
+
+/**
+ * Scans valid JSON without recursion for duplicate keys and excess depth; the first problem found,
+ * with its line and column.
+ */
+function structureProblem(s: string): Extract<JsonParseResult, { ok: false }> | undefined {
+  const stack: OpenContainer[] = [];
+  let line = 1;
+  let lineStart = 0;
+  let pendingKey: { name: string; line: number } | undefined;
+  let lastKey = '';
+  const at = (i: number, message: string) => ({
+    ok: false as const,
+    message,
+    line,
+    column: i - lineStart + 1,
+  });
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch === 10) {
+      line++;
+      lineStart = i + 1;
+    } else if (ch === 34) {
+      // A string: find its end (escapes skipped); a key is a string followed by ':'.
+      let end = i + 1;
+      while (s.charCodeAt(end) !== 34) end += s.charCodeAt(end) === 92 ? 2 : 1;
+      let next = end + 1;
+      while (next < s.length && ' \t\r\n'.includes(s[next] ?? '')) next++;
+      if (s[next] === ':') pendingKey = { name: JSON.parse(s.slice(i, end + 1)) as string, line };
+      i = end;
+      if (pendingKey !== undefined) {
+        const top = stack[stack.length - 1];
+        const first = top?.keys?.get(pendingKey.name);
+        const where = top?.path ? `${top.path}.${pendingKey.name}` : pendingKey.name;
+        if (first !== undefined)
+          return at(
+            i,
+            `duplicate key "${where}" (lines ${first} and ${pendingKey.line}): JSON would keep only the last one`,
+          );
+        top?.keys?.set(pendingKey.name, pendingKey.line);
+        lastKey = pendingKey.name;
+        pendingKey = undefined;
+      }
+    } else if (ch === 123 || ch === 91) {
+      if (stack.length >= MAX_JSON_DEPTH)
+        return at(i, `nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
+      const parent = stack[stack.length - 1];
+      // Where this container sits: `permissions.deny`, or `agents.x.tools[]` inside a list.
+      const path =
+        parent === undefined
+          ? ''
+          : parent.keys === undefined
+            ? `${parent.path}[]`
+            : parent.path
+              ? `${parent.path}.${lastKey}`
+              : lastKey;
+      stack.push({ keys: ch === 123 ? new Map() : undefined, path });
+    } else if (ch === 125 || ch === 93) stack.pop();
+  }
+  return undefined;
 }
 
 /** 1-based line and column of a character offset. */

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
+import { DEFAULT_CAPS } from '../../shared/run-spec.js';
 import type {
   ConfigFile,
   IsolationMode,
@@ -45,6 +46,18 @@ export interface CadreConfig {
   memoryLimitMb?: number;
   /** Absolute directory for transcripts; absent = the runtime's default. */
   transcriptsDir?: string;
+  /** cadre's user data directory (absolute); absent = `~/.cadre`. */
+  dataDir?: string;
+  /** Most tool calls run per model message. */
+  maxToolCallsPerMessage: number;
+  /** Most subagents launched per model message. */
+  maxTasksPerMessage: number;
+  /** Most subagents launched per agent tree. */
+  maxSubagents: number;
+  /** Most characters of text one model reply may stream (caps.maxReplyChars). */
+  maxReplyChars: number;
+  /** Most characters of tool-call input one model reply may stream (caps.maxToolInputChars). */
+  maxToolInputChars: number;
 }
 
 /** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
@@ -69,6 +82,11 @@ export const CONFIG_DEFAULTS = {
   sandbox: 'auto',
   isolation: 'thread',
   defaultMode: 'default',
+  maxToolCallsPerMessage: 64,
+  maxTasksPerMessage: 16,
+  maxSubagents: 200,
+  maxReplyChars: DEFAULT_CAPS.maxReplyChars,
+  maxToolInputChars: DEFAULT_CAPS.maxToolInputChars,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -113,6 +131,14 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
     timeout: project.timeout ?? user.timeout ?? CONFIG_DEFAULTS.timeout,
     idleTimeout: project.idleTimeout ?? user.idleTimeout ?? CONFIG_DEFAULTS.idleTimeout,
     isolation: project.isolation ?? user.isolation ?? CONFIG_DEFAULTS.isolation,
+    maxToolCallsPerMessage:
+      project.maxToolCallsPerMessage ?? user.maxToolCallsPerMessage ?? CONFIG_DEFAULTS.maxToolCallsPerMessage,
+    maxTasksPerMessage:
+      project.maxTasksPerMessage ?? user.maxTasksPerMessage ?? CONFIG_DEFAULTS.maxTasksPerMessage,
+    maxSubagents: project.maxSubagents ?? user.maxSubagents ?? CONFIG_DEFAULTS.maxSubagents,
+    maxReplyChars: project.maxReplyChars ?? user.maxReplyChars ?? CONFIG_DEFAULTS.maxReplyChars,
+    maxToolInputChars:
+      project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;
@@ -124,6 +150,8 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
   if (memoryLimitMb !== undefined) merged.memoryLimitMb = memoryLimitMb;
   if (project.transcriptsDir !== undefined) merged.transcriptsDir = resolveProject(project.transcriptsDir);
   else if (user.transcriptsDir !== undefined) merged.transcriptsDir = resolveUser(user.transcriptsDir);
+  if (project.dataDir !== undefined) merged.dataDir = resolveProject(project.dataDir);
+  else if (user.dataDir !== undefined) merged.dataDir = resolveUser(user.dataDir);
   return merged;
 }
 

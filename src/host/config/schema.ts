@@ -2,6 +2,7 @@
 // Strict at every level so a mistyped key is reported instead of silently doing nothing.
 import * as z from 'zod';
 import { PermissionMode } from '../../shared/task.js';
+import { RANGES, type NumberRange, type RangedKey } from '../../shared/ranges.js';
 
 const nonEmpty = z.string().min(1, 'must not be empty');
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
@@ -73,8 +74,12 @@ export const IsolationMode = z.enum(['thread', 'process']);
 /** An isolation mode. */
 export type IsolationMode = z.infer<typeof IsolationMode>;
 
-const seconds = z.number().positive().max(86_400);
-const count = z.number().int().positive();
+/** A number in the range shared/ranges.ts gives `key`. */
+const ranged = (key: RangedKey) => {
+  const range: NumberRange = RANGES[key];
+  const base = range.integer ? z.number().int() : z.number();
+  return base.min(range.min).max(range.max);
+};
 
 /**
  * One config file as written. `agents` entries are checked by the registry (one bad agent must
@@ -90,15 +95,26 @@ export const ConfigFile = z.strictObject({
   providers: z
     .record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider names are lowercase'), ProviderConfig)
     .optional(),
-  concurrency: count.max(1024).optional(),
-  queueLimit: z.number().int().min(0).optional(),
-  maxDepth: z.number().int().min(0).max(16).optional(),
-  tokenBudget: count.optional(),
-  timeout: seconds.optional(),
-  idleTimeout: seconds.optional(),
+  concurrency: ranged('concurrency').optional(),
+  queueLimit: ranged('queueLimit').optional(),
+  maxDepth: ranged('maxDepth').optional(),
+  tokenBudget: ranged('tokenBudget').optional(),
+  timeout: ranged('timeout').optional(),
+  idleTimeout: ranged('idleTimeout').optional(),
   isolation: IsolationMode.optional(),
-  memoryLimitMb: count.max(1_048_576).optional(),
+  memoryLimitMb: ranged('memoryLimitMb').optional(),
   transcriptsDir: nonEmpty.optional(),
+  /** cadre's user data directory; each project's records go under `<dataDir>/projects/<slug>/`. */
+  dataDir: nonEmpty.optional(),
+  /** Tool calls one model message may make; the rest are answered "limit reached, do not retry". */
+  maxToolCallsPerMessage: ranged('maxToolCallsPerMessage').optional(),
+  /** Subagents (Task and agent tools) one model message may launch. */
+  maxTasksPerMessage: ranged('maxTasksPerMessage').optional(),
+  /** Subagents one agent tree may launch in all (every message, every depth, background runs). */
+  maxSubagents: ranged('maxSubagents').optional(),
+  /** Caps on one model reply: at least a short answer, at most what a worker can safely copy and clone. */
+  maxReplyChars: ranged('maxReplyChars').optional(),
+  maxToolInputChars: ranged('maxToolInputChars').optional(),
 });
 /** One config file as written. */
 export type ConfigFile = z.infer<typeof ConfigFile>;

@@ -103,8 +103,17 @@ export async function runToEnd(
 
   // What the host knows of the run so far, from its events: the partial result on a kill.
   let usage = emptyUsage();
+  // The partial text is the host's own copy of what streamed, held to the reply cap (a worker
+  // cannot make the host keep more), and never flattened or trimmed: it can be tens of MB.
   let turnText = '';
+  let turnHasText = false;
   let lastText = '';
+  const keepText = (text: string) => {
+    const room = spec.caps.maxReplyChars - turnText.length;
+    if (room <= 0) return;
+    turnText += text.length <= room ? text : text.slice(0, room);
+    if (!turnHasText && /\S/.test(text)) turnHasText = true;
+  };
   let turns = 0;
   let toolCalls = 0;
   let lastActivity = performance.now();
@@ -147,12 +156,13 @@ export async function runToEnd(
         if (!parsed.success || !WORKER_EVENTS.has(parsed.data.type)) continue;
         event = parsed.data;
       }
-      if (event.type === 'text-delta') turnText += event.text;
+      if (event.type === 'text-delta') keepText(event.text);
       if (event.type === 'tool-call') toolCalls++;
       if (event.type === 'turn-end') {
         turns = event.turn;
-        if (turnText.trim()) lastText = turnText;
+        if (turnHasText) lastText = turnText;
         turnText = '';
+        turnHasText = false;
       }
       if (event.type === 'usage') {
         usage = event.usage;
@@ -242,7 +252,7 @@ export async function runToEnd(
     effects.abort(new CadreError('cancelled', 'the run has ended'));
     launched.dispose();
   }
-  if (turnText.trim()) lastText = turnText;
+  if (turnHasText) lastText = turnText;
   const base = { usage, turns, toolCalls, durationMs: performance.now() - started };
   if (outcome.ok && !killReason) {
     const checked = WorkerResultSchema.safeParse(outcome.value);
@@ -261,6 +271,7 @@ export async function runToEnd(
     const r = checked.data;
     // A model stream that went silent is the idle watchdog firing inside the worker: same status.
     const idle = r.status === 'failed' && r.error?.code === 'timeout';
+    const reason = idle ? 'idle_timeout' : liftedReason(r.error);
     return {
       ...base,
       status: idle ? 'timeout' : r.status,
@@ -268,10 +279,20 @@ export async function runToEnd(
       usage: r.usage,
       turns: r.turns,
       toolCalls: r.toolCalls,
-      ...(r.error ? { error: idle ? { ...r.error, reason: 'idle_timeout' as const } : r.error } : {}),
+      ...(r.error ? { error: reason ? { ...r.error, reason } : r.error } : {}),
     };
   }
   return { ...base, result: lastText, ...endFor(killReason, outcome.ok ? undefined : outcome.error, limits) };
+}
+
+/** Reasons a worker may report in `details.reason` that become the output's `error.reason`. */
+const WORKER_REASONS: ReadonlySet<EndReason> = new Set<EndReason>(['reply_too_large']);
+
+function liftedReason(error: WireError | undefined): EndReason | undefined {
+  const reason = error?.details?.['reason'];
+  return typeof reason === 'string' && WORKER_REASONS.has(reason as EndReason)
+    ? (reason as EndReason)
+    : undefined;
 }
 
 /** Maps a kill reason or a worker failure to a status and error. */

@@ -10,6 +10,7 @@ import {
   type RegistryIssue,
 } from '../../shared/agent-definition.js';
 import { closest } from '../../shared/closest.js';
+import { modelNameProblem } from '../agents/model-resolve.js';
 import { describeValue, issueMessage, valueAt } from '../config/zod-messages.js';
 import { sortByLine } from './format-issue.js';
 import { resolveTools } from './resolve-tools.js';
@@ -52,7 +53,6 @@ const KEY_HINTS = new Map<string, string>([
   ['instructions', PROMPT_HINT],
 ]);
 
-const MODEL_ALIASES = ['haiku', 'sonnet', 'opus', 'inherit'];
 const LARGE_PROMPT = 200_000;
 
 /** Validates `fields` and builds the definition; `body` is the Markdown body (undefined for JSON entries). */
@@ -121,11 +121,8 @@ export function buildDefinition(
   }
 
   const model = def.model ?? AGENT_DEFAULTS.model;
-  const aliasTypo =
-    /^[a-z]+$/.test(model) && !MODEL_ALIASES.includes(model) ? closest(model, MODEL_ALIASES) : undefined;
-  if (aliasTypo !== undefined)
-    errors.push(issue('model', `unknown model alias "${model}" (did you mean "${aliasTypo}"?)`));
-  if (/\s/.test(model)) errors.push(issue('model', `"${model}" is not a model id (no spaces allowed)`));
+  const modelProblem = modelNameProblem(model);
+  if (modelProblem !== undefined) errors.push(issue('model', modelProblem));
 
   if (errors.length > 0) return withName({ errors: sortByLine(errors), warnings }, name);
   const defaults = ctx.defaults ?? AGENT_DEFAULTS;

@@ -7,7 +7,7 @@ export {
 } from './writer.js';
 export { findTranscript, readTranscript, type ReadTranscriptOptions, type TranscriptRead } from './reader.js';
 export { pruneTranscripts, type PruneOptions, type PruneResult } from './prune.js';
-export { closeDanglingToolUses, INTERRUPTED_RESULT } from './resume.js';
+export { checkReplay, closeDanglingToolUses, INTERRUPTED_RESULT, type Replay } from './resume.js';
 export { parseDuration } from './duration.js';
 export {
   checkAgentId,

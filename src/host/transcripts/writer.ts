@@ -1,11 +1,14 @@
 // Writes one run's transcript: append-only JSONL at `<dir>/<agentId>.jsonl`, one line per event as it
 // arrives, closed by the terminal status line. `append` only queues (it is called for every text
 // delta); a single write loop drains the queue once the current turn of the event loop is over, so
-// the lines of one turn, and those appended while a write is in flight, go out in one write. A
-// worker that dies cannot take queued lines with it: they live in the host, and `flush()` resolves
-// once every line appended so far has been handed to the OS.
+// the lines of one turn, and those appended while a write is in flight, go out together, in writes
+// of about 1 MiB (a longer line goes out in slices). A worker that dies cannot take queued lines
+// with it: they live in the host, and `flush()` resolves once every line appended so far has been
+// handed to the OS. Nothing in the loop can throw past it: a failed write is kept as the failure
+// that `flush()` and `close()` report, and the loop stops.
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { CadreError } from '../../shared/errors.js';
+import { CadreError, isCadreError } from '../../shared/errors.js';
+import { serialize, writeLines, type Line } from './serialize.js';
 import {
   TRANSCRIPT_VERSION,
   transcriptPath,
@@ -37,16 +40,6 @@ export interface OpenTranscriptOptions {
    * the OS instead of three. An existing file is still appended to.
    */
   fresh?: boolean;
-}
-
-function serialize(record: object, clock: () => number): string {
-  try {
-    const text = JSON.stringify(record);
-    if (typeof text === 'string') return `${text}\n`;
-  } catch (error) {
-    return `${JSON.stringify({ type: 'transcript-error', at: clock(), message: `unserialisable record: ${(error as Error).message}` })}\n`;
-  }
-  return `${JSON.stringify({ type: 'transcript-error', at: clock(), message: 'unserialisable record' })}\n`;
 }
 
 /** Is the last byte of a non-empty file a newline? (A crash mid-line leaves a torn tail.) */
@@ -101,7 +94,7 @@ export function startTranscript(
   const file = transcriptPath(dir, agentId);
   const clock = options.clock ?? Date.now;
   const startedAt = clock();
-  const queue: string[] = [];
+  let queue: Line[] = [];
   let handle: FileHandle | undefined;
   // The file is opened, and lines are written, after the current turn of the event loop: a launch
   // posts its run to a worker before the host spends anything on the file system, and the lines
@@ -118,14 +111,10 @@ export function startTranscript(
         size = (await handle.stat()).size;
       }
       // The header opens the segment, ahead of whatever was appended while the file was opening.
-      const header = {
-        ...options.header,
-        type: 'header',
-        version: TRANSCRIPT_VERSION,
-        agentId,
-        at: startedAt,
-        resumed: size > 0,
-      };
+      // Its own fields come first and win: a file that begins `{"type":"header","version":` is a
+      // transcript wherever it is copied (fs/sniff.ts keeps it from the file tools).
+      const own = { type: 'header', version: TRANSCRIPT_VERSION, agentId, at: startedAt, resumed: size > 0 };
+      const header = { ...own, ...options.header, ...own };
       queue.unshift(serialize(header, clock));
       if (size > 0 && !(await endsWithNewline(handle, size))) queue.unshift('\n');
     } catch (error) {
@@ -140,37 +129,33 @@ export function startTranscript(
   let closed = false;
   let closing: Promise<void> | undefined;
 
+  // Never rejects: whatever goes wrong becomes `failure`, and the queue is dropped with it.
   const drain = async (): Promise<void> => {
     try {
       await ready;
-    } catch (error) {
-      failure ??= error as CadreError;
-      queue.length = 0;
-      return;
-    }
-    while (queue.length > 0 && handle !== undefined) {
-      const chunk = queue.join('');
-      queue.length = 0;
-      try {
-        await handle.write(chunk);
-      } catch (error) {
-        failure ??= new CadreError(
-          'io_error',
-          `cannot write transcript ${file}: ${(error as Error).message}`,
-        );
+      while (queue.length > 0 && handle !== undefined && failure === undefined) {
+        const lines = queue;
+        queue = [];
+        await writeLines(handle, lines);
       }
+    } catch (error) {
+      failure ??= isCadreError(error)
+        ? error
+        : new CadreError('io_error', `cannot write transcript ${file}: ${(error as Error).message}`);
     }
+    if (failure !== undefined) queue = [];
   };
   const pump = (): Promise<void> => {
     writing ??= drain().finally(() => {
       writing = undefined;
       // Lines appended during the last write's final await are picked up by a new loop.
-      if (queue.length > 0) void pump();
+      if (queue.length > 0 && failure === undefined) void pump();
     });
     return writing;
   };
   const flush = async (): Promise<void> => {
-    while (writing !== undefined || queue.length > 0) await pump();
+    while (failure === undefined && (writing !== undefined || queue.length > 0)) await pump();
+    if (writing !== undefined) await writing;
     if (failure) throw failure;
   };
   const pumpIfIdle = () => {
@@ -187,17 +172,23 @@ export function startTranscript(
       return closed;
     },
     append(record) {
-      if (closed) return;
+      if (closed || failure !== undefined) return;
       if (queue.push(serialize(record, clock)) === 1 && writing === undefined) setImmediate(pumpIfIdle);
     },
     flush,
     close(end) {
       if (closing) return closing;
+      closed = true;
       const output = 'output' in end ? end.output : 'agentId' in end ? end : null;
       const line: TranscriptStatusLine = { type: 'status', at: clock(), status: end.status, output };
-      queue.push(serialize(line, clock));
-      closed = true;
-      closing = flush().finally(() => handle?.close());
+      // The status line is serialised once the lines before it are out: a long result is then
+      // held serialised once at a time (the run's agent-end event carries it too).
+      const finish = async () => {
+        await flush().catch(() => undefined);
+        if (failure === undefined) queue.push(serialize(line, clock));
+        await flush();
+      };
+      closing = finish().finally(() => handle?.close().catch(() => undefined));
       return closing;
     },
   };

@@ -1,5 +1,6 @@
 // The live agent tree as data: one row per agent, folded from the runs' events by a pure reducer
 // (no Ink, no clock of its own), so the chat, `cadre explore` on a TTY and the tests share it.
+import { REFUSAL_CODES } from '../../shared/errors.js';
 import type { AgentEvent } from '../../shared/events.js';
 import type { TaskStatus } from '../../shared/task.js';
 import { totalTokens } from '../../shared/task.js';
@@ -25,7 +26,7 @@ export interface AgentRow {
   tokens: number;
   /** Approval requests of this agent waiting for the person. */
   approvals: number;
-  /** Calls the policy or the person refused. */
+  /** Calls the grant, the policy or the person refused (the host's `effect-refused` events). */
   refused: number;
   /** The final text, once the run ended. */
   result?: string;
@@ -34,12 +35,14 @@ export interface AgentRow {
 /** Every agent seen, by id. */
 export type AgentRows = Readonly<Record<string, AgentRow>>;
 
-/** Error codes of a tool result that mean the call was refused rather than failed. */
-const REFUSED = /^(approval_denied|permission_denied|path_outside_project|sensitive_path|not_granted):/;
-
-/** True when a tool result says the call was refused by the policy or a person. */
+/**
+ * True when a tool result says the call was refused rather than failed: its error starts with one of
+ * the host's refusal codes (the same list the host reports `effect-refused` for).
+ */
 export function isRefusal(event: { isError: boolean; content: string }): boolean {
-  return event.isError && REFUSED.test(event.content);
+  if (!event.isError) return false;
+  const code = /^([a-z_]+): /.exec(event.content)?.[1];
+  return code !== undefined && REFUSAL_CODES.has(code);
 }
 
 /** The most telling argument of a tool call: its command, file, pattern or subagent. */
@@ -99,8 +102,11 @@ export function reduceRows(rows: AgentRows, event: AgentEvent): AgentRows {
     case 'tool-result':
       return withRow(rows, event.agentId, (r) => {
         const { [event.toolUseId]: _done, ...tools } = r.tools;
-        return { ...r, tools, refused: r.refused + (isRefusal(event) ? 1 : 0) };
+        return { ...r, tools };
       });
+    // Counted from the host's own report, as the CLI's progress lines and exit codes count them.
+    case 'effect-refused':
+      return withRow(rows, event.agentId, (r) => ({ ...r, refused: r.refused + 1 }));
     case 'usage':
       return withRow(rows, event.agentId, (r) => ({ ...r, tokens: totalTokens(event.usage) }));
     case 'approval-request':

@@ -3,10 +3,11 @@
 // runs' events and the session's own actions. The store batches actions; Ink only draws the result.
 import type { AgentEvent } from '../../shared/events.js';
 import type { TaskOutput } from '../../shared/task.js';
+import { refusalText } from '../refusal-text.js';
 import { isRefusal, reduceRows, toolArgument, type AgentRows } from './agent-rows.js';
 
 /** What a finished message is. */
-export type ItemKind = 'user' | 'assistant' | 'tool' | 'agent' | 'notice' | 'error' | 'info';
+export type ItemKind = 'user' | 'assistant' | 'tool' | 'agent' | 'notice' | 'refused' | 'error' | 'info';
 
 /** A finished message: printed once, never changed. Text is raw; it is sanitized when drawn. */
 export interface ChatItem {
@@ -82,7 +83,8 @@ function toolLine(label: string, event: Extract<AgentEvent, { type: 'tool-result
   // A subagent's report starts with its id; its status says more.
   const status = event.name === 'Task' ? lines.find((l) => l.startsWith('status: ')) : undefined;
   const first = status ?? lines.find((l) => l.trim() !== '') ?? '';
-  if (isRefusal(event)) return `${label} \u2192 refused: ${first.replace(/^[a-z_]+: /, '')}`;
+  // Why, and the rule that would allow it, is on the line the refusal itself left just above.
+  if (isRefusal(event)) return `${label} \u2192 refused`;
   if (event.isError) return `${label} \u2192 error: ${first}`;
   return `${label} \u2192 ${first.length > 0 ? first : 'done'}`;
 }
@@ -107,10 +109,16 @@ function mainEvent(state: ChatState, event: AgentEvent): ChatState {
   }
 }
 
-/** Items an event adds whoever sent it: notices, answered approvals, an @mention run's result. */
+/**
+ * Items an event adds whoever sent it: notices, calls the host refused, answered approvals, an
+ * @mention run's result.
+ */
 function sideItems(state: ChatState, event: AgentEvent): ChatState {
   if (event.type === 'notice' && !state.items.some((i) => i.kind === 'notice' && i.text === event.message))
     return push(state, 'notice', event.message);
+  // The same words as the CLI's progress lines. A person's own denial is told by its approval line.
+  if (event.type === 'effect-refused' && event.code !== 'approval_denied')
+    return push(state, 'refused', `${event.agentId} ${event.summary} \u2014 ${refusalText(event)}`);
   if (event.type === 'approval-request')
     return { ...state, asks: { ...state.asks, [event.requestId]: event.summary } };
   if (event.type === 'approval-result') {

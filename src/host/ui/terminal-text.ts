@@ -1,73 +1,28 @@
-// The one gate between untrusted text and the terminal. Agent names and descriptions from files,
-// model text, tool arguments and results, diffs: a model that has read hostile text can put escape
-// sequences in any of them (to retitle the window, rewrite what the prompt shows, hide a command
-// behind bidi overrides). Everything the UI and the progress lines render passes through here.
-//
-// What it does: every C0 control but the newline (and tab, widened to spaces) becomes its visible
-// Control Picture (ESC shows as U+241B), so no escape sequence (CSI, OSC, DCS, ...) survives; C1
-// controls, bidi controls and invisible characters are shown as <U+XXXX>.
-
-// Bidi embeddings, overrides and isolates, marks, and characters that render as nothing: zero
-// width space/joiners, word joiner and invisible operators, BOM, soft hyphen, combining grapheme
-// joiner, Hangul fillers, Mongolian vowel separator, interlinear annotations, line and paragraph
-// separators, and the tag block.
-const INVISIBLE_RANGES: readonly (readonly [number, number])[] = [
-  [0x00ad, 0x00ad],
-  [0x034f, 0x034f],
-  [0x061c, 0x061c],
-  [0x115f, 0x1160],
-  [0x17b4, 0x17b5],
-  [0x180e, 0x180e],
-  [0x200b, 0x200f],
-  [0x2028, 0x202e],
-  [0x2060, 0x206f],
-  [0x3164, 0x3164],
-  [0xfeff, 0xfeff],
-  [0xffa0, 0xffa0],
-  [0xfff9, 0xfffb],
-  [0xe0000, 0xe007f],
-];
-
-// Printable ASCII and newlines: most text, passed through without a closer look.
-const PLAIN = /^[\n\x20-\x7e]*$/;
-
-function inRanges(code: number, ranges: readonly (readonly [number, number])[]): boolean {
-  for (const [from, to] of ranges) if (code >= from && code <= to) return true;
-  return false;
-}
-
-function codePoint(code: number): string {
-  return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
-}
-
-/** What one character becomes on the terminal. */
-function visible(ch: string): string {
-  const code = ch.codePointAt(0) ?? 0;
-  if (code === 0x0a) return ch;
-  if (code === 0x09) return '  ';
-  // C0 controls and DEL become their Control Pictures (ESC shows as U+241B).
-  if (code < 0x20) return String.fromCharCode(0x2400 + code);
-  if (code === 0x7f) return '\u2421';
-  // C1 controls (0x9B is a one-byte CSI on some terminals), bidi and invisible characters.
-  if ((code >= 0x80 && code <= 0x9f) || inRanges(code, INVISIBLE_RANGES)) return codePoint(code);
-  return ch;
-}
+// What the terminal UI (the chat, the prompts and trees of `cadre run` and `cadre explore`) draws
+// untrusted text with: agent names and descriptions from files, model text, tool arguments and
+// results, diffs. The cleaning itself is the CLI's one terminal sanitizer (../terminal-text.ts:
+// escape sequences, controls, bidi and invisible characters made visible); this module adds what a
+// redrawn layout needs on top of it: tabs widened to spaces (a tab's width depends on the column),
+// and lines measured, cut and wrapped by terminal cells. The UI never has a raw mode: `--raw`
+// applies to the text a command prints, not to what a prompt shows a person to decide on.
+import { terminalText } from '../terminal-text.js';
 
 /**
  * Text safe to write to a terminal, newlines kept: escape sequences, controls, bidi and invisible
  * characters made visible; CRLF becomes LF, a tab two spaces.
  */
 export function sanitizeForTerminal(text: string): string {
-  const input = String(text).replace(/\r\n/g, '\n');
-  if (PLAIN.test(input)) return input;
-  let out = '';
-  for (const ch of input) out += visible(ch);
-  return out;
+  return terminalText(String(text)).replace(/\t/g, '  ');
 }
 
-/** `sanitizeForTerminal` for a single line: newlines shown as a return symbol. */
+/** `sanitizeForTerminal` for a single line: line breaks shown as symbols (`␊`, `␍`). */
 export function sanitizeLine(text: string): string {
-  return sanitizeForTerminal(text).replace(/\n/g, '\u23ce');
+  return terminalText(String(text), { multiline: false }).replace(/\t/g, '  ');
+}
+
+function inRanges(code: number, ranges: readonly (readonly [number, number])[]): boolean {
+  for (const [from, to] of ranges) if (code >= from && code <= to) return true;
+  return false;
 }
 
 // East Asian wide and emoji ranges take two cells; combining marks none. An approximation of
@@ -87,9 +42,11 @@ const WIDE_RANGES: readonly (readonly [number, number])[] = [
   [0x1f300, 0x1faff],
   [0x20000, 0x3fffd],
 ];
+// The zero-width joiner is kept by the sanitizer only inside an emoji sequence.
 const ZERO_RANGES: readonly (readonly [number, number])[] = [
   [0x0300, 0x036f],
   [0x1ab0, 0x1aff],
+  [0x200d, 0x200d],
   [0x20d0, 0x20ff],
   [0xfe00, 0xfe0f],
 ];

@@ -48,7 +48,8 @@ function taskSchema(): Record<string, unknown> {
     subagent_type: 'The type of agent to launch',
     model: 'Optional model alias or id for this run',
     run_in_background: 'Return at once with the agentId; collect the result with TaskOutput',
-    resume: 'The agentId of a finished run to continue with this prompt',
+    resume:
+      'The agentId of a finished run of this same subagent_type, started in this task (by you or a subagent), to continue with this prompt',
     max_turns: 'Most model turns the subagent may take',
     timeout: 'Timeout in seconds',
   });

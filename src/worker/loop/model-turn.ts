@@ -3,7 +3,9 @@
 import { CadreError } from '../../shared/errors.js';
 import type { AgentEvent } from '../../shared/events.js';
 import { emptyUsage, type Usage } from '../../shared/task.js';
+import type { ReplyCaps } from '../../shared/run-spec.js';
 import type { ModelClient, ModelRequest, ModelStreamEventOf } from '../models/model-client.js';
+import { ReplyCounter } from '../models/reply-cap.js';
 
 /** The finished message of a turn. */
 export type MessageEnd = ModelStreamEventOf<'message-end'>;
@@ -34,6 +36,8 @@ export interface TurnOutcome {
 export interface TurnOptions {
   /** Whether tool calls become `tool-call` events (not in the grace turn, where they will not run). */
   announceToolCalls: boolean;
+  /** Caps on one reply, held for every client (the anthropic one also holds them on the raw stream). */
+  caps?: ReplyCaps;
   event(body: TurnEventBody): AgentEvent;
 }
 
@@ -45,12 +49,15 @@ export async function* runModelTurn(
   opts: TurnOptions,
 ): AsyncGenerator<AgentEvent, TurnOutcome> {
   const out: TurnOutcome = { usage: emptyUsage(), partial: '', uses: new Map(), estimated: false };
+  const counter = new ReplyCounter(opts.caps);
   try {
     for await (const e of client.stream(request, signal)) {
       if (e.type === 'text-delta') {
+        counter.addText(e.text.length);
         out.partial += e.text;
         yield opts.event({ type: 'text-delta', text: e.text });
       } else if (e.type === 'tool-use') {
+        counter.addToolInput(JSON.stringify(e.input).length);
         out.uses.set(e.id, e);
         if (opts.announceToolCalls)
           yield opts.event({ type: 'tool-call', toolUseId: e.id, name: e.name, input: e.input });

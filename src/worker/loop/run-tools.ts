@@ -49,16 +49,26 @@ export async function* runToolCalls(
   const outcomes: Outcome[] = [];
   for (const batch of batches(calls, ctx)) {
     const base = outcomes.length;
-    const running = new Map<number, Promise<[number, Outcome]>>();
-    batch.forEach((call, i) =>
-      running.set(
-        i,
-        runOne(call, ctx).then((o): [number, Outcome] => [i, o]),
-      ),
-    );
-    while (running.size > 0) {
-      const [i, outcome] = await Promise.race(running.values());
-      running.delete(i);
+    // Results are taken in the order they finish, from a queue: racing every pending call on each
+    // turn would cost O(n²) for a message of thousands of calls.
+    const finished: [number, Outcome][] = [];
+    let wake: (() => void) | undefined;
+    batch.forEach((call, i) => {
+      void runOne(call, ctx)
+        .catch((error: unknown): Outcome => ({
+          content: toWire(error).message,
+          isError: true,
+          durationMs: 0,
+        }))
+        .then((o) => {
+          finished.push([i, o]);
+          wake?.();
+        });
+    });
+    for (let taken = 0; taken < batch.length; taken++) {
+      if (taken === finished.length) await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      const [i, outcome] = finished[taken] as [number, Outcome];
       outcomes[base + i] = outcome;
       const call = batch[i] as PendingCall;
       yield ctx.event({

@@ -29,6 +29,8 @@ export function idleTimeoutError(ms: number, phase: 'headers' | 'stream'): Cadre
 /** Maps an SDK (or fetch) failure to a CadreError. */
 export function toModelError(error: unknown, ctx: FailureContext): CadreError {
   if (isCadreError(error)) return error;
+  const cut = causeWithCode(error, 'reply_too_large');
+  if (cut !== undefined) return new CadreError('too_large', cut.message, { reason: 'reply_too_large' });
   if (ctx.idle) return idleTimeoutError(ctx.idleTimeoutMs, 'stream');
   if (ctx.cancelled || error instanceof APIUserAbortError)
     return new CadreError('cancelled', 'the model call was cancelled');
@@ -59,6 +61,15 @@ function apiError(error: APIError): CadreError {
   if (type !== undefined && type !== null) details['type'] = type;
   if (typeof error.requestID === 'string') details['requestId'] = error.requestID;
   return new CadreError('model_error', message, details);
+}
+
+/** The first error in `error`'s cause chain that carries `code`. */
+function causeWithCode(error: unknown, code: string): Error | undefined {
+  let cause: unknown = error;
+  for (let depth = 0; cause instanceof Error && depth < 6; depth++, cause = cause.cause) {
+    if ((cause as NodeJS.ErrnoException).code === code) return cause;
+  }
+  return undefined;
 }
 
 /** The innermost cause's message (`connect ECONNREFUSED 127.0.0.1:8080`), past fetch's generic wrappers. */

@@ -7,7 +7,7 @@ import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import { Messages, type MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import { CadreError } from '../../shared/errors.js';
 import { DEFAULT_MODEL_BASE_URL } from '../../shared/model-wire.js';
-import type { ModelConfig } from '../../shared/run-spec.js';
+import type { ModelConfig, ReplyCaps } from '../../shared/run-spec.js';
 import { toModelError } from './anthropic-errors.js';
 import { MessageAccumulator, type RawStreamEvent } from './message-accumulator.js';
 import type { HostFetch, HostFetchInit } from './host-fetch.js';
@@ -100,9 +100,10 @@ function sdkClient(config: ModelConfig): { client: BaseAnthropic; messages: Mess
 
 /**
  * Builds the anthropic client of a run. Credentials and base URL come only from `config`; every
- * request goes through `fetch`, the run's transport (the host's model channel).
+ * request goes through `fetch`, the run's transport (the host's model channel). With `caps`, a
+ * reply that streams more text or tool input than they allow ends with `too_large`.
  */
-export function createAnthropicClient(config: ModelConfig, fetch: HostFetch): ModelClient {
+export function createAnthropicClient(config: ModelConfig, fetch: HostFetch, caps?: ReplyCaps): ModelClient {
   transport = fetch;
   const { client, messages } = sdkClient(config);
   const baseURL = client.baseURL;
@@ -123,7 +124,7 @@ export function createAnthropicClient(config: ModelConfig, fetch: HostFetch): Mo
       let finished = false;
       try {
         if (signal.aborted) throw new CadreError('cancelled', 'the model call was cancelled');
-        const acc = new MessageAccumulator();
+        const acc = new MessageAccumulator(caps);
         let stream: AsyncIterable<unknown>;
         try {
           stream = await messages.create(toParams(request), { signal: controller.signal });

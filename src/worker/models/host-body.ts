@@ -14,8 +14,14 @@ export class HostBody implements AsyncIterable<Uint8Array> {
   private waiter: { resolve: (r: ReadResult) => void; reject: (e: Error) => void } | undefined;
   private locked = false;
 
-  /** `onCancel` runs once if the reader gives up before the end (the request is then aborted). */
-  constructor(private readonly onCancel: () => void) {}
+  /**
+   * `onCancel` runs once if the reader gives up before the end (the request is then aborted);
+   * `onRead` is told the size of every chunk the reader takes (the channel's flow control).
+   */
+  constructor(
+    private readonly onCancel: () => void,
+    private readonly onRead: (bytes: number) => void = () => undefined,
+  ) {}
 
   /** Adds a chunk (ignored after the end). */
   push(chunk: Uint8Array): void {
@@ -23,6 +29,7 @@ export class HostBody implements AsyncIterable<Uint8Array> {
     if (this.waiter) {
       const { resolve } = this.waiter;
       this.waiter = undefined;
+      this.onRead(chunk.byteLength);
       resolve({ done: false, value: chunk });
     } else this.chunks.push(chunk);
   }
@@ -53,7 +60,10 @@ export class HostBody implements AsyncIterable<Uint8Array> {
 
   private read(): Promise<ReadResult> {
     const chunk = this.chunks.shift();
-    if (chunk !== undefined) return Promise.resolve({ done: false, value: chunk });
+    if (chunk !== undefined) {
+      this.onRead(chunk.byteLength);
+      return Promise.resolve({ done: false, value: chunk });
+    }
     if (this.failure) return Promise.reject(this.failure);
     if (this.ended) return Promise.resolve({ done: true, value: undefined });
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));

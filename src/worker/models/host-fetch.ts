@@ -4,7 +4,7 @@
 // connect, and the host's connections are shared by all runs. Responses come back as a small
 // Response look-alike that the SDK reads like the real one (status, headers, a streaming body).
 import type { Endpoint } from '../../shared/endpoint.js';
-import type { ModelWireIn, ModelWireOut } from '../../shared/model-wire.js';
+import { MODEL_ACK_BYTES, type ModelWireIn, type ModelWireOut } from '../../shared/model-wire.js';
 import { HostBody } from './host-body.js';
 import { Headers } from './web-headers.js';
 
@@ -73,6 +73,11 @@ class HostResponse {
 /** What fetch rejects with when its signal fires, as the standard says. */
 function abortError(): Error {
   return new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** The reason the host gave for a broken body, with its code (`reply_too_large`, say). */
+function causeOf(message: Extract<ModelWireIn, { t: 'error' }>): Error {
+  return Object.assign(new Error(message.message), message.code === undefined ? {} : { code: message.code });
 }
 
 /** A failure before the response head, shaped like Node's own fetch failures (`cause` holds the reason). */
@@ -151,10 +156,18 @@ export function createHostFetch(endpoint: Endpoint): HostFetch {
           switch (message.t) {
             case 'head': {
               if (body) return;
+              // What the client has read goes back to the host in steps, so the host keeps sending.
+              let unacked = 0;
+              const onRead = (bytes: number) => {
+                unacked += bytes;
+                if (unacked < MODEL_ACK_BYTES) return;
+                send({ t: 'ack', id, bytes: unacked });
+                unacked = 0;
+              };
               body = new HostBody(() => {
                 finish();
                 send({ t: 'abort', id });
-              });
+              }, onRead);
               resolve(
                 new HostResponse(
                   url,
@@ -176,7 +189,7 @@ export function createHostFetch(endpoint: Endpoint): HostFetch {
               return;
             case 'error':
               finish();
-              if (body) body.fail(new TypeError('terminated', { cause: new Error(message.message) }));
+              if (body) body.fail(new TypeError('terminated', { cause: causeOf(message) }));
               else reject(fetchFailed(message.message, message.code));
               return;
           }

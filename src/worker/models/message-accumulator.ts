@@ -1,7 +1,9 @@
 // Folds the raw Messages API stream events of one message into normalized events: text deltas as
 // they come, each tool call once its JSON input is complete, cumulative usage, and the final
 // content. Pure (no I/O), so it is tested on recorded event sequences without a server.
+import type { ReplyCaps } from '../../shared/run-spec.js';
 import { emptyUsage, type Usage } from '../../shared/task.js';
+import { ReplyCounter } from './reply-cap.js';
 import type { AssistantBlock, ModelStreamEvent, ModelStreamEventOf } from './stream-event.js';
 
 /** A raw stream event, loosely typed: compatible servers do not always follow the spec to the letter. */
@@ -21,14 +23,23 @@ interface OpenBlock {
   done: boolean;
 }
 
-/** Accumulates one message. Feed every raw event to `push`; call `finish` after `message_stop`. */
+/**
+ * Accumulates one message. Feed every raw event to `push`; call `finish` after `message_stop`.
+ * With `caps`, `push` throws `too_large` (reason `reply_too_large`) before it keeps more text or
+ * tool input than they allow.
+ */
 export class MessageAccumulator {
   private readonly blocks: OpenBlock[] = [];
+  private readonly counter: ReplyCounter;
   private usage: Usage = emptyUsage();
   private stopReason: string | undefined;
   private stopSequence: string | undefined;
   /** True once `message_stop` arrived: the message is complete. */
   stopped = false;
+
+  constructor(caps?: ReplyCaps) {
+    this.counter = new ReplyCounter(caps);
+  }
 
   /** The message's usage so far. */
   get currentUsage(): Usage {
@@ -103,10 +114,16 @@ export class MessageAccumulator {
     const index = num(event['index']);
     const block = isRec(event['content_block']) ? { ...event['content_block'] } : undefined;
     if (index === undefined || block === undefined || typeof block['type'] !== 'string') return [];
-    if (block['type'] === 'tool_use' || block['type'] === 'server_tool_use')
-      block['input'] = isRec(block['input']) ? block['input'] : {};
-    this.blocks[index] = { block, json: '', done: false };
+    if (block['type'] === 'tool_use' || block['type'] === 'server_tool_use') {
+      const input = isRec(block['input']) ? block['input'] : {};
+      block['input'] = input;
+      const size = Object.keys(input).length === 0 ? 0 : JSON.stringify(input).length;
+      this.counter.addToolInput(size);
+    }
     const text = block['type'] === 'text' && typeof block['text'] === 'string' ? block['text'] : '';
+    const thinking = typeof block['thinking'] === 'string' ? block['thinking'] : '';
+    this.counter.addText(text.length + thinking.length);
+    this.blocks[index] = { block, json: '', done: false };
     return text === '' ? [] : [{ type: 'text-delta', text }];
   }
 
@@ -119,19 +136,27 @@ export class MessageAccumulator {
     switch (delta['type']) {
       case 'text_delta': {
         const text = str('text');
+        this.counter.addText(text.length);
         b['text'] = `${typeof b['text'] === 'string' ? b['text'] : ''}${text}`;
         return text === '' ? [] : [{ type: 'text-delta', text }];
       }
-      case 'input_json_delta':
-        open.json += str('partial_json');
+      case 'input_json_delta': {
+        const json = str('partial_json');
+        this.counter.addToolInput(json.length);
+        open.json += json;
         return [];
-      case 'thinking_delta':
-        b['thinking'] = `${typeof b['thinking'] === 'string' ? b['thinking'] : ''}${str('thinking')}`;
+      }
+      case 'thinking_delta': {
+        const thinking = str('thinking');
+        this.counter.addText(thinking.length);
+        b['thinking'] = `${typeof b['thinking'] === 'string' ? b['thinking'] : ''}${thinking}`;
         return [];
+      }
       case 'signature_delta':
         b['signature'] = str('signature');
         return [];
       case 'citations_delta':
+        this.counter.addText(JSON.stringify(delta['citation'] ?? null).length);
         b['citations'] = [...(Array.isArray(b['citations']) ? b['citations'] : []), delta['citation']];
         return [];
       default:

@@ -1,6 +1,6 @@
 // The ModelClient interface the agent loop talks to, and the factory that picks an implementation
 // (anthropic, offline, replay) from a run's ModelConfig.
-import type { ModelConfig } from '../../shared/run-spec.js';
+import type { ModelConfig, ReplyCaps } from '../../shared/run-spec.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { CassetteExchange } from './cassette.js';
 import type { ModelStreamEvent } from './stream-event.js';
@@ -53,6 +53,8 @@ export interface ModelClientOptions {
   fetch?: HostFetch;
   /** With `config.record`: called after every exchange (also failed ones) so the host can write a cassette. */
   onExchange?: (exchange: CassetteExchange) => void;
+  /** The run's caps on one reply, enforced as the stream arrives. */
+  caps?: ReplyCaps;
 }
 
 /** Builds the client a ModelConfig names (wrapped in a recorder when `config.record` is set). */
@@ -68,7 +70,7 @@ function pick(config: ModelConfig, options: ModelClientOptions): ModelClient {
     case 'anthropic':
       if (options.fetch === undefined)
         throw new CadreError('internal', "the anthropic client needs the run's model transport");
-      return createAnthropicClient(config, options.fetch);
+      return createAnthropicClient(config, options.fetch, options.caps);
     case 'offline':
       return createOfflineClient(config);
     case 'replay':

@@ -2,7 +2,6 @@
 // through one authorization step that stops the asking run's clock, ends with its cancel signal,
 // reports into its transcript and writes who decided into the audit log.
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callbackResolver } from '../../../src/host/approvals/resolvers.js';
 import type { ApprovalRequest, ResolverAnswer } from '../../../src/host/approvals/types.js';
@@ -16,8 +15,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function auditLines(dir: string): Promise<Record<string, unknown>[]> {
-  const text = await readFile(path.join(dir, '.cadre', 'audit.jsonl'), 'utf8');
+async function auditLines(harness: Harness): Promise<Record<string, unknown>[]> {
+  const text = await readFile(harness.runtime.records.auditLog, 'utf8');
   return text
     .trim()
     .split('\n')
@@ -85,7 +84,7 @@ describe('one authorization step for every agent', () => {
     });
     expect(asked[0]?.reason).toMatch(/default mode/);
     await h.runtime.close();
-    const audit = (await auditLines(h.dir)).filter((l) => l.capability === 'exec.run');
+    const audit = (await auditLines(h)).filter((l) => l.capability === 'exec.run');
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({
       agentType: 'worker',
@@ -147,12 +146,58 @@ describe('one authorization step for every agent', () => {
       ['agents.task', 'lead', 'start a worker subagent'],
       ['agents.task', 'lead', 'start a worker subagent'],
     ]);
-    const audit = (await auditLines(h.dir)).filter((l) => l.capability === 'agents.task');
+    const audit = (await auditLines(h)).filter((l) => l.capability === 'agents.task');
     expect(audit.map((l) => [l.decision, l.approval, l.decidedBy, l.ok])).toEqual([
       ['ask', 'deny', 'user', false],
       ['ask', 'allow', 'user', true],
     ]);
     expect(audit[0]).toMatchObject({ errorCode: 'approval_denied', args: { subagent_type: 'worker' } });
+  });
+
+  it("a launch the policy refuses is audited as the policy's deny and reported as effect-refused, as a file effect is", async () => {
+    h = await startHarness(
+      {
+        lead: ({ turn, results }) =>
+          turn === 0
+            ? toolUseReply([
+                {
+                  name: 'Task',
+                  input: { description: 'look', prompt: 'look around', subagent_type: 'worker' },
+                },
+              ])
+            : textReply(`lead saw: ${JSON.stringify(results[0] ?? {}).slice(0, 400)}`),
+        worker: () => textReply('worker report'),
+      },
+      { lead: { tools: ['Task'] }, worker: { tools: ['Read'] } },
+      { files: { '.cadre/config.json': JSON.stringify({ permissions: { deny: ['Task(worker)'] } }) } },
+    );
+    const events: Record<string, unknown>[] = [];
+    const handle = await h.runtime.task(
+      { subagent_type: 'lead', prompt: 'go' },
+      { onEvent: (e) => events.push(e), events: false },
+    );
+    const out = await handle.result;
+    expect(out.status).toBe('completed');
+    expect(out.result).toMatch(/permission_denied/);
+    expect(events.filter((e) => e.type === 'agent-start').map((e) => e.agentType)).toEqual(['lead']);
+    expect(events.filter((e) => e.type === 'effect-refused')).toEqual([
+      expect.objectContaining({
+        capability: 'agents.task',
+        summary: 'launch worker',
+        code: 'permission_denied',
+      }),
+    ]);
+    await h.runtime.close();
+    const audit = (await auditLines(h)).filter((l) => l.capability === 'agents.task');
+    expect(audit).toEqual([
+      expect.objectContaining({
+        decision: 'deny',
+        decidedBy: 'policy',
+        rule: 'Task(worker)',
+        ok: false,
+        errorCode: 'permission_denied',
+      }),
+    ]);
   });
 
   it('cancelling a run ends its pending approval as denied by cancellation, and it is audited so', async () => {
@@ -182,7 +227,7 @@ describe('one authorization step for every agent', () => {
     expect(out.status).toBe('cancelled');
     release?.();
     await h.runtime.close();
-    const audit = (await auditLines(h.dir)).filter((l) => l.capability === 'exec.run');
+    const audit = (await auditLines(h)).filter((l) => l.capability === 'exec.run');
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ decision: 'ask', approval: 'deny', decidedBy: 'cancelled', ok: false });
   });
@@ -228,7 +273,7 @@ describe('one authorization step for every agent', () => {
     expect((await run).status).toBe('completed');
     expect(asked).toHaveLength(1);
     await h.runtime.close();
-    const audit = (await auditLines(h.dir)).filter((l) => l.capability === 'exec.run');
+    const audit = (await auditLines(h)).filter((l) => l.capability === 'exec.run');
     expect(audit.map((l) => l.decidedBy).sort()).toEqual(['session', 'session', 'user']);
     expect(audit.every((l) => l.approval === 'allow' && l.ok === true)).toBe(true);
   });

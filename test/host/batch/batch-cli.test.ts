@@ -132,8 +132,16 @@ describe('cadre batch', () => {
       project.dir,
     );
     expect(again.code).toBe(0);
-    expect(again.stderr).toMatch(/200 task\(s\) already in/);
+    expect(again.stderr).toMatch(/nothing to do: 200 tasks already have results in .*faults-results\.jsonl/);
     expect(await readResults(out)).toHaveLength(200);
+    // Without --allow-failures the re-run says how to run the others again, and exits 1.
+    const strict = await runCli(
+      ['batch', file, '--out', out, '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/nothing to do: .*; use --retry with their statuses to run them again/);
   }, 120_000);
 
   it('reports bad lines with their line numbers and runs the good ones', async () => {
@@ -261,6 +269,8 @@ describe('cadre batch', () => {
       env,
       project.dir,
     );
+    // Each batch process is killed as soon as it exists, before it starts a task: no task can be
+    // blamed, and nothing is ever finished.
     let last: number | undefined;
     for (let i = 0; i < 3; i++) {
       last = await batchChild(run.child.pid!, last);
@@ -272,6 +282,43 @@ describe('cadre batch', () => {
     expect(r.stderr).toMatch(/run the same command to resume/);
     expect(await lineCount(out)).toBe(0);
   }, 60_000);
+
+  it('a task that takes the batch process down twice is recorded as crashed, never run into a crash loop', async () => {
+    // In thread mode a worker's native crash (here process.abort(); V8's fatal out-of-memory is
+    // another) takes the whole batch process with it.
+    const tasks = [
+      ...Array.from({ length: 6 }, (_, i) => ({
+        id: `ok${i}`,
+        agent: 'worker',
+        prompt: `task ${i} kind=paced`,
+      })),
+      { id: 'bomb', agent: 'worker', prompt: 'fault:abort' },
+      ...Array.from({ length: 6 }, (_, i) => ({
+        id: `late${i}`,
+        agent: 'worker',
+        prompt: `late ${i} kind=paced`,
+      })),
+    ];
+    const file = path.join(project.dir, 'abort.jsonl');
+    const out = path.join(project.dir, 'abort-results.jsonl');
+    await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+    const r = await runCli(
+      ['batch', file, '--out', out, '--concurrency', '4', '--agents', agents, '--cwd', project.dir],
+      env,
+      project.dir,
+    );
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    const restarts = r.stderr.match(/batch process died \(SIGABRT\); resuming/g) ?? [];
+    expect(restarts).toHaveLength(2);
+    const results = await readResults(out);
+    expect(results).toHaveLength(13);
+    expect(new Set(results.map((x) => x.id)).size).toBe(13);
+    const bomb = results.find((x) => x.id === 'bomb');
+    expect(bomb).toMatchObject({ status: 'crashed', error: { reason: 'host_crash' } });
+    expect(bomb?.error?.message).toMatch(/died \(SIGABRT, SIGABRT\) while this task was running, 2 times/);
+    expect(results.filter((x) => x.status === 'completed')).toHaveLength(12);
+    expect(r.stderr).toMatch(/statuses: completed 12, crashed 1/);
+  }, 90_000);
 
   it('Ctrl-C cancels running tasks, records them as cancelled, and exits 130', async () => {
     const tasks = Array.from({ length: 40 }, (_, i) => ({

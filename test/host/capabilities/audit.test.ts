@@ -8,6 +8,7 @@ import {
   summarizeArgs,
   type AuditEntry,
 } from '../../../src/host/capabilities/audit.js';
+import { GENESIS, hashLine } from '../../../src/host/records/audit-chain.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -57,7 +58,9 @@ describe('createAuditLog', () => {
     );
     await log.close();
     const [first, second] = await lines(file);
+    const firstLine = (await readFile(file, 'utf8')).split('\n')[0] ?? '';
     expect(first).toEqual({
+      prev: GENESIS,
       at: 1000,
       runId: 'r1',
       agentId: 'a1',
@@ -70,6 +73,7 @@ describe('createAuditLog', () => {
       ok: true,
     });
     expect(second).toMatchObject({
+      prev: hashLine(Buffer.from(firstLine)),
       capability: 'exec.run',
       decision: 'ask',
       approval: 'deny',
@@ -120,7 +124,7 @@ describe('createAuditLog', () => {
     expect(await lines(file)).toHaveLength(1);
   });
 
-  it('reports a write failure and keeps going', async () => {
+  it('reports every failed write and keeps going, keeping the lines for the next try', async () => {
     const file = path.join(dir, 'is-a-dir');
     await mkdir(file);
     const errors: Error[] = [];
@@ -128,9 +132,10 @@ describe('createAuditLog', () => {
     log.record(entry());
     await log.close();
     expect(errors).toHaveLength(1);
+    // Recorded after close: written at once (a second failure), then flushed again (a third).
     log.record(entry());
     await log.flush();
-    expect(errors).toHaveLength(2);
+    expect(errors).toHaveLength(3);
   });
 
   it('rejects with io_error when the directory cannot be made', async () => {

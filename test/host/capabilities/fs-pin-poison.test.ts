@@ -33,8 +33,8 @@ beforeEach(() => {
   for (const d of ['x', 'y', 'z']) fs.mkdirSync(path.join(project, d), { recursive: true });
   fs.mkdirSync(outside);
   fs.writeFileSync(path.join(project, 'x', 'f.txt'), 'inside x\n');
-  fs.writeFileSync(path.join(project, 'y', 'credentials'), 'inside y\n');
-  fs.writeFileSync(path.join(outside, 'credentials'), `${SECRET}\n`);
+  fs.writeFileSync(path.join(project, 'y', 'data.txt'), 'inside y\n');
+  fs.writeFileSync(path.join(outside, 'data.txt'), `${SECRET}\n`);
   deepRel = makeDeepDir(project);
   ctx = { projectDir: project, extraRoots: [], homeDir: path.join(base, 'home'), mode: 'default', rules: {} };
 });
@@ -52,7 +52,7 @@ function text(result: FsReadManyResult): string {
 describe('the batch read (I/O thread code)', () => {
   it('refuses a directory it cannot read back, and keeps refusing swapped directories after', () => {
     const x = resolvePathSync('x/f.txt', project).real;
-    const y = resolvePathSync('y/credentials', project).real;
+    const y = resolvePathSync('y/data.txt', project).real;
     swap(project, 'x', deepRel);
     const first = readBatchSync([x], 1 << 20, 1 << 24);
     expect(first.read).toEqual([]);
@@ -101,7 +101,7 @@ describe('the I/O threads, racing a swapping process', () => {
 
   it('judgeReadMany never returns the outside file', async () => {
     await race(
-      async (k) => (await judgeReadMany([k % 2 ? 'x/f.txt' : 'y/credentials'], ctx, { packed: true })).result,
+      async (k) => (await judgeReadMany([k % 2 ? 'x/f.txt' : 'y/data.txt'], ctx, { packed: true })).result,
     );
   });
 
@@ -114,7 +114,7 @@ describe('the I/O threads, racing a swapping process', () => {
 describe('fs.read and fs.write on the event loop', () => {
   it('refuse a directory they cannot read back, and keep refusing swapped directories after', async () => {
     const x = resolvePathSync('x/f.txt', project).real;
-    const y = resolvePathSync('y/credentials', project).real;
+    const y = resolvePathSync('y/data.txt', project).real;
     const z = resolvePathSync('z/new.txt', project).real;
     swap(project, 'x', deepRel);
     await expect(readText(x)).rejects.toMatchObject({ code: 'permission_denied', message: UNCONFIRMED });
@@ -125,7 +125,7 @@ describe('fs.read and fs.write on the event loop', () => {
     await expect(writeAtomic(z, 'written by the agent\n')).rejects.toMatchObject({
       code: 'permission_denied',
     });
-    expect(fs.readdirSync(outside)).toEqual(['credentials']);
+    expect(fs.readdirSync(outside)).toEqual(['data.txt']);
     for (const name of ['x', 'y', 'z']) unswap(project, name);
     expect((await readText(y)).content).toBe('inside y\n');
     await writeAtomic(z, 'fine\n');

@@ -34,6 +34,8 @@ function readMany(rules: PolicyRules = {}) {
     homeDir: path.join(base, 'home'),
     mode: 'default',
     rules,
+    records: [],
+    protect: [],
     sandbox: 'off',
     approvals: new ApprovalBroker(nonInteractiveResolver()),
     audit: undefined,

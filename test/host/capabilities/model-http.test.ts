@@ -282,4 +282,48 @@ describe('the model channel', () => {
     expect(api.seen).toHaveLength(6);
     expect(api.connections).toBe(1);
   });
+
+  it('keeps a response the worker does not read in the socket, not in memory, and resumes as it reads', async () => {
+    const total = 64 * 1024 * 1024;
+    let written = 0;
+    const api = await loopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const piece = Buffer.alloc(64 * 1024, 'a');
+      const pump = () => {
+        while (written < total) {
+          written += piece.length;
+          if (!res.write(piece)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const { fetch } = channel({ baseURL: api.url });
+    const response = await fetch(`${api.url}/v1/messages`, { method: 'POST', body: '{}' });
+    // Nobody reads yet: past the window (1 MiB) the host pauses, and TCP stops the server soon after.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+    let read = 0;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) read += chunk.byteLength;
+    expect(read).toBe(total);
+    expect(written).toBe(total);
+  });
+
+  it('cuts off a response line longer than the cap, with the code reply_too_large', async () => {
+    const api = await loopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: ping\ndata: {}\n\n');
+      res.end(`data: ${'z'.repeat(3 * 1024 * 1024)}`);
+    });
+    const { fetch, audit } = channel({ baseURL: api.url, maxLineBytes: 1024 * 1024 });
+    const response = await fetch(`${api.url}/v1/messages`, { method: 'POST', body: '{}' });
+    const failure = (await response.text().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as TypeError & { cause: Error & { code?: string } };
+    expect(failure.cause.code).toBe('reply_too_large');
+    expect(failure.cause.message).toMatch(/longer than 1048576 bytes/);
+    await until(() => audit.entries.length === 1);
+    expect(audit.entries[0]).toMatchObject({ ok: false, errorCode: 'too_large' });
+  });
 });

@@ -209,6 +209,20 @@ describe('sensitive paths', () => {
     '.docker/config.json',
     '.kube/config',
     '.config/gcloud/application_default_credentials.json',
+    // `.env` with any prefix or suffix, and the other names secrets hide under.
+    '.env~',
+    '.env-production',
+    '.env.local.bak',
+    'prod.env',
+    'config/staging.env',
+    '.envrc',
+    'deploy_key',
+    'keys/signing_key',
+    'id_deploy',
+    'id_rsa.old',
+    'credentials',
+    'credentials.yml',
+    'config/credentials.xml',
   ];
   it.each(denied)('denies reading %s', (rel) => {
     for (const cap of ['fs.read', 'fs.readMany', 'fs.list', 'fs.glob']) {
@@ -234,6 +248,13 @@ describe('sensitive paths', () => {
     '.aws/config',
     'ssh/config',
     'docs/pem.md',
+    '.env.local.example',
+    'prod.env.sample',
+    'src/credentials.ts',
+    'src/id_gen.py',
+    'keys.md',
+    'monkey.ts',
+    'environment',
   ];
   it.each(allowed)('allows reading %s', (rel) => {
     expect(decide(ask('fs.read', rp(rel, `${P}/${rel}`))).decision).toBe('allow');

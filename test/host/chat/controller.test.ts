@@ -74,9 +74,9 @@ describe('ChatController', () => {
     expect(transcript).toMatch(/lead-[0-9a-f]{8}\.jsonl$/);
     one.close();
 
-    const record = await lastSession(sessionsIndexPath(h.runtime.transcriptsDir), 'lead');
+    const record = await lastSession(sessionsIndexPath(h.runtime.records.dir), 'lead');
     expect(record).toMatchObject({ agentType: 'lead', transcriptPath: transcript });
-    expect(await lastSession(sessionsIndexPath(h.runtime.transcriptsDir), 'other')).toBeUndefined();
+    expect(await lastSession(sessionsIndexPath(h.runtime.records.dir), 'other')).toBeUndefined();
     const two = chat(h, record);
     await two.showResumed();
     expect(two.store.getState().items.map((i) => i.text)).toEqual([
@@ -110,7 +110,7 @@ describe('ChatController', () => {
     for (let i = 0; i < 200 && h.runtime.stats().runs > 0; i++) await sleep(20);
     await h.runtime.close();
     const { readFile } = await import('node:fs/promises');
-    const audit = (await readFile(path.join(h.dir, '.cadre', 'audit.jsonl'), 'utf8'))
+    const audit = (await readFile(h.runtime.records.auditLog, 'utf8'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>)

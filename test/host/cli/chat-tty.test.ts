@@ -14,7 +14,7 @@ import {
   type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
 import { CLI, runCli } from '../../support/cli.js';
-import { tempProject } from '../../support/project.js';
+import { projectRecords, tempProject } from '../../support/project.js';
 import { TmuxSession } from '../../support/tmux.js';
 
 let server: FakeAnthropic;
@@ -71,6 +71,8 @@ describe('cadre chat on a terminal', () => {
     tmux = await TmuxSession.start([process.execPath, CLI, 'chat', '--cwd', project.dir], {
       cwd: project.dir,
       env: { HOME: project.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url },
+      // Wide enough that the transcript's path (under the home's records directory) is not wrapped.
+      width: 240,
     });
     await tmux.waitFor(/message, @agent task, or \/help/);
     await tmux.type('fan out');
@@ -108,7 +110,7 @@ describe('cadre chat on a terminal', () => {
     );
     expect(made.filter(Boolean)).toHaveLength(1);
 
-    const audit = jsonLines(await readFile(path.join(project.dir, '.cadre', 'audit.jsonl'), 'utf8')).filter(
+    const audit = jsonLines(await readFile((await projectRecords(project)).auditLog, 'utf8')).filter(
       (l) => l.capability === 'exec.run',
     );
     expect(audit.map((l) => [l.agentId, l.decision, l.approval, l.decidedBy]).sort()).toEqual(

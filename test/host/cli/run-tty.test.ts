@@ -12,7 +12,7 @@ import {
   type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
 import { CLI, runCli } from '../../support/cli.js';
-import { tempProject } from '../../support/project.js';
+import { projectRecords, tempProject } from '../../support/project.js';
 import { TmuxSession } from '../../support/tmux.js';
 
 let server: FakeAnthropic;
@@ -58,7 +58,12 @@ describe('cadre run on a terminal', () => {
     const p = await project();
     tmux = await TmuxSession.start(
       [process.execPath, CLI, 'run', 'general-purpose', 'write', 'the', 'greeting', '--json', '--cwd', p.dir],
-      { cwd: p.dir, env: { HOME: p.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url } },
+      {
+        cwd: p.dir,
+        env: { HOME: p.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url },
+        // Wide enough that the transcript's path (under the home's records directory) is not wrapped.
+        width: 240,
+      },
     );
     const prompt = await tmux.waitFor(/wants to create hello\.txt \(1 of 1\)/);
     expect(prompt).toMatch(/general-purpose-[0-9a-f]{8} wants to create hello\.txt \(1 of 1\)/);
@@ -82,7 +87,7 @@ describe('cadre run on a terminal', () => {
     };
     expect(out.status).toBe('completed');
     expect(out.result).toMatch(/File created successfully/);
-    const audit = lines(await readFile(path.join(p.dir, '.cadre', 'audit.jsonl'), 'utf8')).filter(
+    const audit = lines(await readFile((await projectRecords(p)).auditLog, 'utf8')).filter(
       (l) => l.capability === 'fs.write',
     );
     expect(audit).toEqual([

@@ -7,6 +7,7 @@ import { registerTranscripts } from '../../../src/host/cli/commands/transcripts.
 import { type CliContext, UsageError } from '../../../src/host/cli/context.js';
 import { parseDuration } from '../../../src/host/transcripts/duration.js';
 import { pruneTranscripts } from '../../../src/host/transcripts/prune.js';
+import { recordsLocation } from '../../../src/host/records/location.js';
 
 const DAY = 86_400_000;
 let root: string;
@@ -99,15 +100,25 @@ describe('cadre transcripts prune', () => {
     }
   }
 
-  it('prunes <project>/.cadre/transcripts', async () => {
+  it("moves <project>/.cadre/transcripts to the project's records directory, then prunes there", async () => {
     const project = path.join(root, 'project');
     await files(path.join(project, '.cadre', 'transcripts'), { 'a.jsonl': 31, 'b.jsonl': 2 });
+    const records = recordsLocation({
+      cwd: await realpath(project),
+      home: path.join(root, 'home'),
+      config: {},
+    });
     const run = await cadre(['--cwd', project, 'transcripts', 'prune', '--older-than', '30d']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`removed ${path.join(project, '.cadre', 'transcripts', 'a.jsonl')}`);
+    expect(run.stderr).toContain(`moved 2 transcripts from ${path.join(project, '.cadre', 'transcripts')}`);
+    expect(run.stdout).toContain(`removed ${path.join(records.transcriptsDir, 'a.jsonl')}`);
     expect(run.stdout).toContain('removed 1 transcript older than 30d');
     expect(run.stdout).toContain('kept 1');
-    expect(await readdir(path.join(project, '.cadre', 'transcripts'))).toEqual(['b.jsonl']);
+    // Moving kept each file's age: the recent one stays, the old one went.
+    expect(await readdir(records.transcriptsDir)).toEqual(['b.jsonl']);
+    await expect(readdir(path.join(project, '.cadre', 'transcripts'))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 
   it('honours transcriptsDir from the project config', async () => {
@@ -132,6 +143,40 @@ describe('cadre transcripts prune', () => {
       expect(run.stderr).toContain('30d, 12h, 90m');
     },
   );
+
+  it('a --dir that does not exist (or is a file) is an error, not a success', async () => {
+    const missing = await cadre([
+      'transcripts',
+      'prune',
+      '--older-than',
+      '30d',
+      '--dir',
+      '/nonexistent/runs',
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--dir: /nonexistent/runs does not exist');
+    expect(missing.stdout).not.toMatch(/removed/);
+    const file = path.join(root, 'a-file');
+    await writeFile(file, 'x');
+    const notDir = await cadre(['transcripts', 'prune', '--older-than', '30d', '--dir', file]);
+    expect(notDir.code).toBe(2);
+    expect(notDir.stderr).toContain(`--dir: ${file} is not a directory`);
+  });
+
+  it('says there is nothing to prune when no run has written a transcripts directory yet', async () => {
+    const project = path.join(root, 'fresh');
+    await mkdir(project, { recursive: true });
+    const records = recordsLocation({
+      cwd: await realpath(project),
+      home: path.join(root, 'home'),
+      config: {},
+    });
+    const run = await cadre(['--cwd', project, 'transcripts', 'prune', '--older-than', '30d']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `nothing to prune: there is no transcripts directory at ${records.transcriptsDir}`,
+    );
+  });
 
   it('exits 2 without --older-than', async () => {
     const run = await cadre(['transcripts', 'prune']);

@@ -120,7 +120,7 @@ describe('agent rows', () => {
     for (const line of lines) expect(line.text).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
   });
 
-  it('counts refusals from tool results, marks finished agents done, and fades them out toward /tasks', () => {
+  it("counts refusals from the host's effect-refused events, marks finished agents done, and fades them out toward /tasks", () => {
     const rows = fold([
       start('lead-1', undefined, 0),
       start('bg-1', 'lead-1', 5, { background: true } as Partial<AgentEvent>),
@@ -132,6 +132,16 @@ describe('agent rows', () => {
         toolUseId: 'a',
         name: 'Write',
         input: { file_path: 'x' },
+      },
+      {
+        type: 'effect-refused',
+        agentId: 'lead-1',
+        depth: 0,
+        at: 7,
+        capability: 'fs.write',
+        summary: 'x (1 chars)',
+        code: 'approval_denied',
+        reason: 'the user denied this call',
       },
       {
         type: 'tool-result',

@@ -53,6 +53,15 @@ describe('chatReducer', () => {
         name: 'Bash',
         input: { command: 'npm test' },
       }),
+      // The host reports the refusal before the tool result reaches the model.
+      ev({
+        type: 'effect-refused',
+        agentId: 'main-1',
+        capability: 'exec.run',
+        summary: 'npm test',
+        code: 'approval_denied',
+        reason: 'the user denied this call',
+      }),
       ev({
         type: 'tool-result',
         agentId: 'main-1',
@@ -85,7 +94,7 @@ describe('chatReducer', () => {
     expect(state.items.map((i) => [i.kind, i.text])).toEqual([
       ['user', 'fix it'],
       ['assistant', 'Looking now.'],
-      ['tool', 'Bash(npm test) \u2192 refused: the user denied this call'],
+      ['tool', 'Bash(npm test) \u2192 refused'],
       ['tool', 'Task(explore: look) \u2192 status: completed'],
     ]);
     const ended = chatReducer(state, { type: 'turn-end', output: output() });
@@ -161,6 +170,38 @@ describe('chatReducer', () => {
     ]);
     expect(state.items.map((i) => i.text)).toEqual(['denied by you: w-1 run: make', 'offline model']);
     expect(state.asks).toEqual({});
+  });
+
+  it("shows a call the host refused with the progress lines' words and the rule that allows it", () => {
+    const state = fold([
+      { type: 'main', agentId: 'main-1' },
+      ev({
+        type: 'effect-refused',
+        agentId: 'w-1',
+        depth: 1,
+        parentId: 'main-1',
+        capability: 'fs.write',
+        summary: 'out.txt (4 chars)',
+        code: 'permission_denied',
+        reason: 'fs.write was not run: it needs approval. More text.',
+        allow: ['Edit(out.txt)'],
+      }),
+      // A person's own denial is already told by its approval line.
+      ev({
+        type: 'effect-refused',
+        agentId: 'w-1',
+        capability: 'exec.run',
+        summary: 'make',
+        code: 'approval_denied',
+        reason: 'no',
+      }),
+    ]);
+    expect(state.items.map((i) => [i.kind, i.text])).toEqual([
+      [
+        'refused',
+        'w-1 out.txt (4 chars) \u2014 fs.write was not run: it needs approval. Allow it with "Edit(out.txt)".',
+      ],
+    ]);
   });
 
   it('queues messages typed while a turn runs', () => {

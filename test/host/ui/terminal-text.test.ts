@@ -1,4 +1,5 @@
-// The terminal gate: no escape sequence, control, bidi or invisible character gets through raw.
+// The terminal UI's gate (the CLI's one sanitizer, plus cell widths): no escape sequence, control,
+// bidi or invisible character gets through raw.
 import { describe, expect, it } from 'vitest';
 import {
   clipLine,
@@ -6,6 +7,7 @@ import {
   sanitizeForTerminal,
   sanitizeLine,
 } from '../../../src/host/ui/terminal-text.js';
+import { terminalCleaner } from '../../../src/host/terminal-text.js';
 
 /** Anything that could move the cursor, change colours or hide text. */
 const DANGEROUS =
@@ -37,8 +39,9 @@ describe('sanitizeForTerminal', () => {
     expect(sanitizeForTerminal('a\r\nb\rc\td é 漢字 🙂')).toBe('a\nb\u240dc  d é 漢字 🙂');
   });
 
-  it('sanitizeLine puts everything on one line', () => {
-    expect(sanitizeLine('one\ntwo')).toBe('one\u23cetwo');
+  it("sanitizeLine puts everything on one line, as the CLI's one-line cleaner does", () => {
+    expect(sanitizeLine('one\ntwo\r\nthree\tfour')).toBe('one\u240atwo\u240d\u240athree  four');
+    expect(sanitizeLine('one\ntwo')).toBe(terminalCleaner(false).line('one\ntwo'));
   });
 
   it('clipLine cuts by terminal cells, counting wide characters as two', () => {

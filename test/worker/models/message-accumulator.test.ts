@@ -118,4 +118,34 @@ describe('MessageAccumulator', () => {
       content: [{ type: 'text', text: 'Cited.', citations: [{ type: 'char_location', cited_text: 'x' }] }],
     });
   });
+
+  it('holds a reply to its caps: text (thinking and citations count) and tool input, each on its own', () => {
+    const caps = { maxReplyChars: 10, maxToolInputChars: 20 };
+    const text = new MessageAccumulator(caps);
+    expect(text.push(start(0, { type: 'text', text: 'abcd' }))).toEqual([
+      { type: 'text-delta', text: 'abcd' },
+    ]);
+    expect(text.push(delta(0, { type: 'text_delta', text: 'efghij' }))).toHaveLength(1);
+    expect(() => text.push(delta(0, { type: 'text_delta', text: 'k' }))).toThrow(
+      expect.objectContaining({
+        code: 'too_large',
+        details: expect.objectContaining({ reason: 'reply_too_large' }),
+      }),
+    );
+    const thinking = new MessageAccumulator(caps);
+    thinking.push(start(0, { type: 'thinking', thinking: '' }));
+    expect(() => thinking.push(delta(0, { type: 'thinking_delta', thinking: 't'.repeat(11) }))).toThrow(
+      /passed 10 characters of text \(maxReplyChars\)/,
+    );
+    const tool = new MessageAccumulator(caps);
+    tool.push(start(0, { type: 'text', text: 'x'.repeat(10) }));
+    tool.push(start(1, { type: 'tool_use', id: 't', name: 'Write', input: {} }));
+    tool.push(delta(1, { type: 'input_json_delta', partial_json: '{"content":"' }));
+    expect(() => tool.push(delta(1, { type: 'input_json_delta', partial_json: 'y'.repeat(20) }))).toThrow(
+      /passed 20 characters of tool input \(maxToolInputChars\)/,
+    );
+    const unbounded = new MessageAccumulator();
+    unbounded.push(start(0, { type: 'text', text: '' }));
+    expect(unbounded.push(delta(0, { type: 'text_delta', text: 'w'.repeat(100_000) }))).toHaveLength(1);
+  });
 });

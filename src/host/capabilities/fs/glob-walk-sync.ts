@@ -22,8 +22,7 @@ export const DEFAULT_GLOB_LIMIT = 10_000;
  * ignore rules parsed and (weighed) ignore rule tests (walk-limits.ts).
  */
 export const DEFAULT_GLOB_SCAN_LIMIT = 1_000_000;
-/** Directories never walked unless the pattern names them. */
-// .cadre holds transcripts and the audit log: other runs' conversations are not search material.
+/** Directories never walked unless the pattern names them (cadre's records are never walked at all). */
 const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.cadre']);
 
 /** Options of a walk (plain data: they cross to the I/O thread). */
@@ -42,6 +41,8 @@ export interface GlobWalkOptions {
   cancel?: Int32Array;
   /** The walk stops with what it found after this long (default `WALK_TIME_BUDGET_MS`). */
   timeBudgetMs?: number;
+  /** cadre's own records (absolute, real): never listed, whatever the pattern names. */
+  hidden?: readonly string[];
 }
 
 /** How a walk ended: where its results are relative to, whether it was cut short, and why. */
@@ -122,6 +123,8 @@ interface Walk {
   visited: Set<string>;
   display: (abs: string) => string;
   limits: WalkLimits;
+  /** `options.hidden`, lowercased (records are compared case-insensitively). */
+  hidden: readonly string[];
 }
 
 /**
@@ -150,6 +153,8 @@ function itemsIn(opened: OpenedDir, dir: Dir, walk: Walk): Item[] | undefined {
     if (matcher) stack = [...stack, matcher];
   }
   const items: Item[] = [];
+  // Only a directory that holds a record (or lies in one, through a symlink) checks its entries.
+  const hides = walk.hidden.length > 0 && walk.hidden.some((h) => isInside(h, [dir.real.toLowerCase()]));
   for (const entry of entries) {
     // At every entry: one entry's rule tests can cost as much as thousands of entries.
     limits.scanned++;
@@ -174,6 +179,11 @@ function itemsIn(opened: OpenedDir, dir: Dir, walk: Walk): Item[] | undefined {
         continue;
       if (isDir) visited.add(childReal);
     }
+    if (
+      (hides || childReal !== undefined) &&
+      isInside((childReal ?? under(dir.real, name)).toLowerCase(), walk.hidden)
+    )
+      continue;
     const rel = join(dir.rel, name);
     const ignoreRel = join(dir.ignoreRel, name);
     if (isDir) {
@@ -222,7 +232,8 @@ export function walkGlob(
     options.cancel,
     options.timeBudgetMs ?? WALK_TIME_BUDGET_MS,
   );
-  const walk: Walk = { plan, roots, visited: new Set(), display, limits };
+  const hidden = (options.hidden ?? []).map((h) => h.toLowerCase());
+  const walk: Walk = { plan, roots, visited: new Set(), display, limits, hidden };
   const outcome = (truncated: boolean): WalkOutcome => ({ root, truncated, notices: limits.notices() });
   if (!limits.canGoOn()) return outcome(true);
 
@@ -252,6 +263,7 @@ export function walkGlob(
   }
   const startReal = realOf(startLogical);
   if (!startReal || !isInside(startReal, roots)) return outcome(false);
+  if (isInside(startReal.toLowerCase(), hidden)) return outcome(false);
   if (!statOf(startReal)?.isDirectory()) return outcome(false);
   walk.visited.add(startReal);
 

@@ -2,13 +2,17 @@
 // take where the walk that found it says it is, judge each with the one policy function
 // (decideEach, the same pure code the event loop runs), and read only the allowed ones.
 import path from 'node:path';
-import { decideEach } from '../policy.js';
+import { decide, decideEach } from '../policy.js';
 import type { PolicyInput, ResolvedPath } from '../policy/types.js';
 import { readBatchSync } from './read-batch-sync.js';
 import { isPlainRelative, resolveManySync } from './resolve-sync.js';
+import { sniffContent } from './sniff.js';
 
 /** The rules and places a batch is judged under: the run's, as the event loop would pass them. */
-export type JudgeContext = Pick<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>;
+export type JudgeContext = Pick<
+  PolicyInput,
+  'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules' | 'records' | 'protect'
+>;
 
 /** A judged batch: files read (packed) and skips, by index in the request. */
 export interface JudgedBatch {
@@ -78,10 +82,20 @@ function judgeAndRead(
     if (v?.decision === 'allow') allowed.push(i);
     else skipped.push({ index: i, reason: v?.reason ?? 'not judged' });
   });
+  // A file that begins with a private key (whatever its name) or is one of cadre's records is
+  // judged again with what it holds; a refusal skips it like a denied path.
+  const judgeHead = (k: number, head: Uint8Array): string | undefined => {
+    const content = sniffContent(head);
+    const target = targets[allowed[k] ?? -1];
+    if (content === undefined || target === undefined) return undefined;
+    const v = decide({ ...ctx, capability: 'fs.readMany', paths: [target], content });
+    return v.decision === 'allow' ? undefined : v.reason;
+  };
   const batch = readBatchSync(
     allowed.map((i) => targets[i]?.real ?? ''),
     maxBytes,
     budget,
+    judgeHead,
   );
   const requestIndex = (k: number) => allowed[k] ?? -1;
   for (const s of batch.skipped) skipped.push({ index: requestIndex(s.index), reason: s.reason });

@@ -17,13 +17,14 @@ type Entry = FsListResult['entries'][number];
 
 /**
  * Lists `real` (an already-checked real directory). `ignore` globs are matched against each entry's
- * name (dotfiles included). Symlinks are reported as `symlink`, never followed. Errors: `not_found`,
+ * name (dotfiles included); entries that are `hidden` paths (cadre's records) are left out. Symlinks are reported as `symlink`, never followed. Errors: `not_found`,
  * `invalid_input` when `real` is a file, `invalid_input` for a malformed glob.
  */
 export async function list(
   real: string,
   ignore: readonly string[] = [],
   limit = DEFAULT_LIST_LIMIT,
+  hidden: readonly string[] = [],
 ): Promise<FsListResult> {
   let matchers: RegExp[];
   try {
@@ -40,7 +41,7 @@ export async function list(
     throw fsError(error, real);
   }
   try {
-    return await listOpened(handle.fd, real, matchers, limit);
+    return await listOpened(handle.fd, real, matchers, limit, hidden);
   } finally {
     await handle.close();
   }
@@ -51,6 +52,7 @@ async function listOpened(
   real: string,
   matchers: readonly RegExp[],
   limit: number,
+  hidden: readonly string[],
 ): Promise<FsListResult> {
   await assertOpened(fd, real);
   let dirents: Dirent[];
@@ -61,7 +63,11 @@ async function listOpened(
   }
   // Listed by plain path ('stat' mode): the path must still lead to what was opened.
   if (openCheck() === 'stat') await assertOpened(fd, real);
+  // cadre's own records are never listed (compared case-insensitively, as the policy does).
+  const lowerHidden = hidden.map((h) => h.toLowerCase());
+  const prefix = real === '/' ? '/' : `${real}/`;
   const kept = dirents
+    .filter((d) => !lowerHidden.includes(`${prefix}${d.name}`.toLowerCase()))
     .filter((d) => !matchers.some((m) => m.test(d.name)))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const shown = kept.slice(0, limit);

@@ -9,6 +9,7 @@ import fs, { constants } from 'node:fs';
 import { fsError } from './errors.js';
 import { checkOpenedSync, openCheck, refusedMessage, swappedForLinkMessage, underFd } from './pin.js';
 import { looksBinary } from './read.js';
+import { SNIFF_BYTES } from './sniff.js';
 
 /** What a batch read gave: the files read (packed) and the ones skipped, by index in the batch. */
 export interface PackedBatch {
@@ -96,11 +97,18 @@ class OpenDirs {
   }
 }
 
+/**
+ * Judges a file by what it begins with (its first bytes): the reason it is refused, or undefined.
+ * `index` is the file's place in the batch.
+ */
+export type HeadJudge = (index: number, head: Uint8Array) => string | undefined;
+
 /** Reads an opened file into the slab at `used`: its byte count and mtime, or why it is skipped. */
 function readOpened(
   fd: number,
   used: number,
   maxBytes: number,
+  judge: ((head: Uint8Array) => string | undefined) | undefined,
 ): { bytes: number; mtimeMs: number } | { reason: string } {
   const st = fs.fstatSync(fd);
   if (st.isDirectory()) return { reason: 'a directory' };
@@ -113,6 +121,8 @@ function readOpened(
   if (bytes > maxBytes) return { reason: `too large (more than ${maxBytes} bytes)` };
   if (bytes > st.size) return { reason: 'changed while being read' };
   if (looksBinary(slab.subarray(used, used + bytes))) return { reason: 'binary' };
+  const refused = judge?.(slab.subarray(used, used + Math.min(bytes, SNIFF_BYTES)));
+  if (refused !== undefined) return { reason: refused };
   return { bytes, mtimeMs: st.mtimeMs };
 }
 
@@ -122,6 +132,7 @@ function readOne(
   real: string,
   used: number,
   maxBytes: number,
+  judge: ((head: Uint8Array) => string | undefined) | undefined,
 ): { bytes: number; mtimeMs: number } | { reason: string } {
   const slash = real.lastIndexOf('/');
   const dir = slash <= 0 ? '/' : real.slice(0, slash);
@@ -141,7 +152,7 @@ function readOne(
       const check = checkOpenedSync(fd, real);
       if (!check.ok) return { reason: refusedMessage(real, check) };
     }
-    return readOpened(fd, used, maxBytes);
+    return readOpened(fd, used, maxBytes, judge);
   } catch (error) {
     return { reason: fsError(error, real).message };
   } finally {
@@ -152,9 +163,15 @@ function readOne(
 /**
  * Reads `reals` (checked real paths) whole, in order, until `budget` bytes of content are read (at
  * least one file is): `handled` says how many; the caller defers the rest. Never throws for one
- * file: binary, oversized, missing or unreadable files are skipped with the reason.
+ * file: binary, oversized, missing or unreadable files, and those `judge` refuses by what they
+ * begin with, are skipped with the reason.
  */
-export function readBatchSync(reals: readonly string[], maxBytes: number, budget: number): PackedBatch {
+export function readBatchSync(
+  reals: readonly string[],
+  maxBytes: number,
+  budget: number,
+  judge?: HeadJudge,
+): PackedBatch {
   const batch: PackedBatch = {
     read: [],
     ends: [],
@@ -168,7 +185,7 @@ export function readBatchSync(reals: readonly string[], maxBytes: number, budget
   try {
     for (let i = 0; i < reals.length; i++) {
       if (i > 0 && used >= budget) break;
-      const outcome = readOne(dirs, reals[i] ?? '', used, maxBytes);
+      const outcome = readOne(dirs, reals[i] ?? '', used, maxBytes, judge && ((head) => judge(i, head)));
       if ('reason' in outcome) batch.skipped.push({ index: i, reason: outcome.reason });
       else {
         used += outcome.bytes;

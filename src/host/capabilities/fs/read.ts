@@ -6,6 +6,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { FsReadResult } from '../../../shared/capabilities.js';
 import { CadreError } from '../../../shared/errors.js';
 import { fsError } from './errors.js';
+import { SNIFF_BYTES } from './sniff.js';
 
 /** Default cap on bytes returned by one read (a whole file, or the lines of a range). */
 export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
@@ -19,6 +20,11 @@ export interface ReadTextOptions {
   limit?: number;
   /** Cap on bytes returned (default 10 MiB). */
   maxBytes?: number;
+  /**
+   * Judges what the file begins with (its first `SNIFF_BYTES`) before anything is returned; throws
+   * to refuse the file (a private key under an innocent name, one of cadre's records).
+   */
+  judgeHead?: (head: Uint8Array) => void;
 }
 
 /** True when the sniffed prefix of a file holds a NUL byte. */
@@ -77,6 +83,7 @@ export async function readText(real: string, options: ReadTextOptions = {}): Pro
     if (!ranged) {
       const buf = await handle.readFile();
       if (looksBinary(buf)) throw binary(real);
+      options.judgeHead?.(buf.subarray(0, SNIFF_BYTES));
       return {
         ...base,
         content: buf.toString('utf8'),
@@ -87,7 +94,12 @@ export async function readText(real: string, options: ReadTextOptions = {}): Pro
     }
     return {
       ...base,
-      ...(await readLines(handle, real, offset ?? 1, limit ?? Number.MAX_SAFE_INTEGER, maxBytes)),
+      ...(await readLines(
+        handle,
+        real,
+        { offset: offset ?? 1, limit: limit ?? Number.MAX_SAFE_INTEGER, maxBytes },
+        options.judgeHead,
+      )),
     };
   } catch (error) {
     throw fsError(error, real);
@@ -110,10 +122,10 @@ function binary(real: string): CadreError {
 async function readLines(
   handle: FileHandle,
   real: string,
-  offset: number,
-  limit: number,
-  maxBytes: number,
+  range: { offset: number; limit: number; maxBytes: number },
+  judgeHead: ReadTextOptions['judgeHead'],
 ): Promise<Pick<FsReadResult, 'content' | 'startLine' | 'totalLines' | 'truncated'>> {
+  const { offset, limit, maxBytes } = range;
   const end = offset + limit; // first line not wanted
   const parts: Buffer[] = [];
   let kept = 0;
@@ -128,6 +140,7 @@ async function readLines(
     if (bytesRead === 0) break;
     const chunk = buffer.subarray(0, bytesRead);
     if (position === 0 && looksBinary(chunk)) throw binary(real);
+    if (position === 0) judgeHead?.(chunk.subarray(0, SNIFF_BYTES));
     position += bytesRead;
     lastByte = chunk[bytesRead - 1] ?? -1;
     for (let at = 0; at < bytesRead;) {

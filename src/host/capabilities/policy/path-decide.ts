@@ -1,25 +1,40 @@
-// The verdict on one file path: the jail, secrets, then deny / plan / protected / ask / allow rules,
-// then the mode. Rules see the path as written and where it really leads: a deny or ask rule
+// The verdict on one file path: the jail, cadre's own records, secrets (by name and by what the file
+// begins with), then deny / plan / protected / ask / allow rules, then the mode. Rules see the path as written and where it really leads: a deny or ask rule
 // matching either form applies; allow rules must cover both (a symlink cannot borrow an allowance).
 import path from 'node:path';
 import type { PermissionMode } from '../../../shared/task.js';
 import { modeDefault, planDenial, planForbids } from './mode.js';
-import { displayPath, matchPathSpec, normalizeRoot, rootOf, type PathContext } from './path-match.js';
+import {
+  displayPath,
+  matchPathSpec,
+  normalizeRoot,
+  rootOf,
+  ruleSpecFor,
+  type PathContext,
+} from './path-match.js';
 import { pathToolsFor, ruleVerdict, type ParsedRule, type ParsedRules } from './rules.js';
+import { guardedWrite, secretRead } from './path-guards.js';
 import { findProtected, findSensitive, specNames, type SensitiveHit } from './sensitive.js';
-import type { PolicyDecision, ResolvedPath } from './types.js';
+import { recordHolding, recordReason } from './records.js';
+import type { FileContentKind, PolicyDecision, ResolvedPath } from './types.js';
 
 /** What a path decision needs besides the path. */
 export interface PathDecideContext extends PathContext {
   mode: PermissionMode;
   rules: ParsedRules;
+  /** cadre's own records (absolute, normalised): no file capability may touch them. */
+  records?: readonly string[];
+  /** The protected list (protected-paths.ts with the config's additions); absent = the built-in list. */
+  protect?: readonly string[];
 }
 
-/** The form of `p` a rule would use: project-relative, or `//absolute` outside the project. */
-export function ruleSpecFor(p: string, ctx: PathContext): string {
-  const shown = displayPath(p, ctx);
-  return shown.startsWith('/') ? `/${shown}` : shown;
+/** Facts the capability layer found about one call beyond its path (see PolicyInput). */
+export interface PathFacts {
+  content?: FileContentKind;
+  codeKeysChanged?: readonly string[];
 }
+
+export { ruleSpecFor } from './path-match.js';
 
 function isAbsoluteString(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
@@ -49,21 +64,13 @@ function firstMatching(rules: readonly ParsedRule[], forms: readonly string[], c
   return undefined;
 }
 
-/** Sensitivity hits of each form, if any. */
-function hitsOf(
-  forms: readonly string[],
-  find: (p: string) => SensitiveHit | undefined,
-): [string, SensitiveHit][] {
-  const hits: [string, SensitiveHit][] = [];
-  for (const p of forms) {
-    const hit = find(p);
-    if (hit) hits.push([p, hit]);
-  }
-  return hits;
-}
-
 /** The verdict on one path for a file capability (`fs.read`, `fs.write`, ...). */
-export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecideContext): PolicyDecision {
+export function decidePath(
+  capability: string,
+  rp: ResolvedPath,
+  ctx: PathDecideContext,
+  facts: PathFacts = {},
+): PolicyDecision {
   if (typeof rp !== 'object' || rp === null || !isAbsoluteString(rp.absolute) || !isAbsoluteString(rp.real)) {
     return {
       decision: 'deny',
@@ -74,10 +81,15 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
   const write = capability === 'fs.write';
   const abs = normalizeRoot(rp.absolute);
   const real = normalizeRoot(rp.real);
+  const forms = abs === real ? [abs] : [abs, real];
+  // Before the jail: a shell redirection may write outside the project in bypassPermissions mode,
+  // never into cadre's records.
+  const record = recordHolding(forms, ctx.records);
+  if (record !== undefined || facts.content === 'cadre-record')
+    return { decision: 'deny', code: 'forbidden_operation', reason: recordReason(rp.requested, record) };
   if (rootOf(abs, ctx) === undefined || rootOf(real, ctx) === undefined) {
     return { decision: 'deny', code: 'path_outside_project', reason: outsideReason(rp, abs, real, ctx) };
   }
-  const forms = abs === real ? [abs] : [abs, real];
   const tools = pathToolsFor(capability);
   const allowRules = applicable(ctx.rules.allow, tools);
   // An allow needs every form covered (a symlink cannot borrow the allowance of its location).
@@ -92,31 +104,15 @@ export function decidePath(capability: string, rp: ResolvedPath, ctx: PathDecide
   const what = () => `${write ? 'writing' : 'reading'} ${displayPath(abs, ctx)}`;
 
   if (!write && capability !== 'fs.stat') {
-    const hits = hitsOf(forms, findSensitive);
-    const first = hits[0];
-    if (first && !named(hits)) {
-      const via = first[0] === real && real !== abs ? ` (it leads to ${real})` : '';
-      return {
-        decision: 'deny',
-        code: 'sensitive_path',
-        reason: `"${rp.requested}"${via} is a sensitive file (${first[1].label}) and is not read by default; allow it with an allow rule that names it, such as "Read(${ruleSpecFor(first[0], ctx)})"`,
-      };
-    }
+    const refused = secretRead(rp, forms, ctx, facts, named);
+    if (refused) return refused;
   }
   const deny = firstMatching(applicable(ctx.rules.deny, tools), forms, ctx);
   if (deny) return ruleVerdict('deny', deny, what());
   if (write && planForbids(ctx.mode, 'write')) return planDenial('write', what());
   if (write) {
-    const hits = hitsOf(forms, (p) => findProtected(p, ctx));
-    const first = hits[0];
-    if (first && !named(hits)) {
-      const suggestion = `Edit(${ruleSpecFor(first[0], ctx)})`;
-      return {
-        decision: 'ask',
-        reason: `${what()} touches ${first[1].label}, which always needs approval; allow it with an allow rule that names it, such as "${suggestion}"`,
-        suggestions: [suggestion],
-      };
-    }
+    const guarded = guardedWrite(forms, ctx, facts, named, what);
+    if (guarded) return guarded;
   }
   if (ctx.mode !== 'bypassPermissions') {
     const ask = firstMatching(applicable(ctx.rules.ask, tools), forms, ctx);
@@ -167,7 +163,7 @@ export function decideRedirectTarget(
   return verdict;
 }
 
-/** The verdict on a file a shell command names as an argument: only secrets matter here. */
+/** The verdict on a file a shell command names as an argument: only secrets and cadre's records matter here. */
 export function decideMentionedPath(
   word: string,
   ctx: PathDecideContext & { homeDir?: string },
@@ -179,6 +175,11 @@ export function decideMentionedPath(
   } else {
     abs = path.posix.resolve(ctx.projectDir, word);
   }
+  if (recordHolding([abs], ctx.records) !== undefined)
+    return {
+      decision: 'ask',
+      reason: `it names ${word}, one of cadre's own records (transcripts, the audit log)`,
+    };
   const hit = findSensitive(abs);
   if (!hit) return undefined;
   const allow = ctx.rules.allow.find(

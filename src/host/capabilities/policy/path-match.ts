@@ -144,3 +144,9 @@ export function displayPath(p: string, ctx: PathContext): string {
     p === ctx.projectDir ? '' : ctx.projectDir === '/' ? p.slice(1) : p.slice(ctx.projectDir.length + 1);
   return rel === '' ? '.' : rel;
 }
+
+/** The form of `p` a rule would use: project-relative, or `//absolute` outside the project. */
+export function ruleSpecFor(p: string, ctx: PathContext): string {
+  const shown = displayPath(p, ctx);
+  return shown.startsWith('/') ? `/${shown}` : shown;
+}

@@ -20,6 +20,16 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.mcp.json',
   '.claude',
   '.cadre',
+  // Shell startup files: they run in every new shell, which matters when the project is a home
+  // directory (cadre run from ~).
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
 ];
 
 /** The protected list with user additions (config `sandbox.protect`), normalised and deduplicated. */

@@ -2,6 +2,7 @@
 // git or the shell (writes always ask unless a rule names them). Also decides whether a rule
 // "names" such a path, as opposed to covering it by a wide wildcard like `src/**`.
 import { matchPathSpec, relativeToRoot, type PathContext } from './path-match.js';
+import { PROTECTED_PATHS } from './protected-paths.js';
 
 /** Why a path is sensitive, and which of its segments make it so. */
 export interface SensitiveHit {
@@ -10,41 +11,66 @@ export interface SensitiveHit {
   keys: number[];
 }
 
-const ENV_TEMPLATES = new Set([
-  'example',
-  'sample',
-  'template',
-  'dist',
-  'defaults',
-  'schema',
-  'test.example',
+/** Suffixes that make a `.env` name a template (`.env.example`, `prod.env.sample`), not secrets. */
+const ENV_TEMPLATES = new Set(['example', 'sample', 'template', 'dist', 'defaults', 'schema', 'tmpl', 'tpl']);
+
+/**
+ * Source and documentation extensions: `credentials.ts` and `id_generator.py` are code about
+ * credentials and ids, not credentials. Data formats (json, yaml, ...) are not in the list.
+ */
+const SOURCE_EXTENSIONS = new Set(
+  'ts tsx mts cts js jsx mjs cjs py rb go rs java kt kts scala c h cc cpp hpp cs php swift m md'.split(' '),
+);
+
+/** `.env` (or `.envrc`) anywhere in a name, not followed by a letter or digit: `.env~`, `prod.env`, `.env-prod`. */
+const ENV_NAME = /\.env(rc)?(?![a-z0-9])/;
+
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 ? '' : name.slice(dot + 1);
+}
+
+/**
+ * A name with `.env` in it that is not a template (`.env.example`, `.env-sample`, `prod.env.dist`)
+ * nor source code (`app.env.ts` reads the environment, it does not hold it).
+ */
+function isEnvName(n: string): boolean {
+  const match = ENV_NAME.exec(n);
+  if (!match || SOURCE_EXTENSIONS.has(extensionOf(n))) return false;
+  const tokens = n
+    .slice(match.index + match[0].length)
+    .split(/[.\-_~]+/)
+    .filter(Boolean);
+  const last = tokens[tokens.length - 1];
+  return last === undefined || !ENV_TEMPLATES.has(last);
+}
+
+const CREDENTIAL_FILES = new Set([
+  '.npmrc',
+  '.netrc',
+  '_netrc',
+  '.pypirc',
+  '.pgpass',
+  '.git-credentials',
+  '.htpasswd',
+  '.dockercfg',
 ]);
 
 /** File names (last segment) that hold secrets. Matching is case-insensitive. */
 const SENSITIVE_FILES: ReadonlyArray<{ test: (name: string) => boolean; label: string }> = [
-  {
-    label: 'environment secrets',
-    test: (n) => n === '.env' || (n.startsWith('.env.') && !ENV_TEMPLATES.has(n.slice(5))),
-  },
+  { label: 'environment secrets', test: isEnvName },
   {
     label: 'a private key or certificate store',
-    test: (n) => /\.(pem|key|p12|pfx|jks|keystore|ppk)$/.test(n),
+    test: (n) => /\.(pem|key|p12|pfx|jks|keystore|ppk)$/.test(n) || n.endsWith('_key'),
   },
-  { label: 'an SSH private key', test: (n) => /^id_(rsa|dsa|ecdsa|ed25519)/.test(n) && !n.endsWith('.pub') },
+  {
+    label: 'an SSH private key',
+    test: (n) => n.startsWith('id_') && !n.endsWith('.pub') && !SOURCE_EXTENSIONS.has(extensionOf(n)),
+  },
   {
     label: 'a credentials file',
     test: (n) =>
-      [
-        '.npmrc',
-        '.netrc',
-        '_netrc',
-        '.pypirc',
-        '.pgpass',
-        '.git-credentials',
-        '.htpasswd',
-        'credentials.json',
-        '.dockercfg',
-      ].includes(n),
+      CREDENTIAL_FILES.has(n) || (n.startsWith('credentials') && !SOURCE_EXTENSIONS.has(extensionOf(n))),
   },
 ];
 
@@ -65,21 +91,22 @@ const SENSITIVE_PAIRS: ReadonlyArray<{ dir: string; file: string; label: string 
 
 /** The sensitive-path list in words, for documentation and `cadre` help. */
 export const SENSITIVE_PATTERNS: readonly string[] = [
-  '.env, .env.* (not .env.example/.sample/.template/.dist/.defaults/.schema)',
-  '*.pem, *.key, *.p12, *.pfx, *.jks, *.keystore, *.ppk',
-  'id_rsa*, id_dsa*, id_ecdsa*, id_ed25519* (not *.pub)',
-  '.npmrc, .netrc, _netrc, .pypirc, .pgpass, .git-credentials, .htpasswd, credentials.json, .dockercfg',
+  '.env with any prefix or suffix (.env, .env.local, .env~, .env-production, prod.env, *.env), .envrc (not templates: .env.example/.sample/.template/.dist/.defaults/.schema; not source code such as app.env.ts)',
+  '*.pem, *.key, *_key, *.p12, *.pfx, *.jks, *.keystore, *.ppk',
+  'id_* (not *.pub, not source code such as id_gen.ts)',
+  'credentials* (not source code such as credentials.ts), .npmrc, .netrc, _netrc, .pypirc, .pgpass, .git-credentials, .htpasswd, .dockercfg',
   '.ssh/**, .gnupg/**',
   '.aws/credentials, .docker/config.json, .kube/config, .config/gcloud/**, .config/gh/**',
+  'any file that begins with a PEM private key (-----BEGIN ... PRIVATE KEY-----), whatever its name',
 ];
 
 /**
  * A path that can be sensitive at all: a segment starting with a dot (every sensitive directory,
- * .env and the dot-credential files), or a name that is a key, an SSH key, _netrc or
- * credentials.json. Most paths fail it, and are cleared without splitting them into segments.
+ * the dot-credential files), `.env` anywhere, a key extension, or a name starting `id_` or
+ * `credentials` or ending `_key`. Most paths fail it, and are cleared without splitting them.
  */
 const MAYBE_SENSITIVE =
-  /(^|\/)\.|\.(pem|key|p12|pfx|jks|keystore|ppk)$|(^|\/)id_(rsa|dsa|ecdsa|ed25519)[^/]*$|(^|\/)(_netrc|credentials\.json)$/i;
+  /(^|\/)\.|\.env|\.(pem|key|p12|pfx|jks|keystore|ppk)$|_key$|(^|\/)(id_|credentials)[^/]*$|(^|\/)_netrc$/i;
 
 /** Why the absolute path `p` holds secrets (every sensitive segment is a key), or undefined. */
 export function findSensitive(p: string): SensitiveHit | undefined {
@@ -111,23 +138,51 @@ export function scanSensitive(p: string): SensitiveHit | undefined {
   return label === undefined ? undefined : { label, keys: [...new Set(keys)] };
 }
 
-/** Directories inside a root whose files steer git, cadre or the agent tooling. */
-const PROTECTED_DIRS = new Set(['.git', '.cadre', '.claude']);
+/** The protected list split into lowercased segments, kept per list (one list per runtime, in practice). */
+const splitCache = new Map<string, string[][]>();
 
-/** Why writing the absolute path `p` always asks (secrets, or configuration that grants power), or undefined. */
-export function findProtected(p: string, ctx: PathContext): SensitiveHit | undefined {
+function protectedSegments(list: readonly string[]): string[][] {
+  const key = list.join('\0');
+  let segs = splitCache.get(key);
+  if (!segs) {
+    // The file tools protect the whole of `.git/`: nothing a model does needs to write git's internals.
+    segs = ['.git', ...list].map((entry) => entry.toLowerCase().split('/'));
+    if (splitCache.size > 64) splitCache.clear();
+    splitCache.set(key, segs);
+  }
+  return segs;
+}
+
+function protectedLabel(entry: string): string {
+  if (entry.startsWith('.git/') || entry === '.git') return 'git internals (hooks and config run code)';
+  if (entry === '.cadre' || entry === '.claude' || entry === '.mcp.json')
+    return `${entry}, configuration that can grant permissions or start servers`;
+  return `${entry}, a protected path (what is written there can run code later)`;
+}
+
+/**
+ * Why writing the absolute path `p` always asks (secrets, or a protected path: the one list of
+ * protected-paths.ts, which `ctx.protect` carries with the config's additions), or undefined. An
+ * entry matches at any depth of the project, case-insensitively: `.husky` protects `pkg/.husky` too.
+ */
+export function findProtected(
+  p: string,
+  ctx: PathContext & { protect?: readonly string[] },
+): SensitiveHit | undefined {
   const sensitive = findSensitive(p);
   if (sensitive) return sensitive;
   const rel = relativeToRoot(p, ctx);
   if (rel === undefined || rel === '') return undefined;
-  const relSegs = rel.split('/');
+  const relSegs = rel.toLowerCase().split('/');
   const offset = p.split('/').length - relSegs.length;
-  const i = relSegs.findIndex((s) => PROTECTED_DIRS.has(s.toLowerCase()));
-  if (i === -1) return undefined;
-  const dir = relSegs[i] ?? '';
-  const label =
-    dir === '.git' ? 'git internals (hooks run code)' : `${dir} configuration (it can grant permissions)`;
-  return { label, keys: [offset + i] };
+  for (const entry of protectedSegments(ctx.protect ?? PROTECTED_PATHS)) {
+    for (let i = 0; i + entry.length <= relSegs.length; i++) {
+      if (entry.every((seg, k) => relSegs[i + k] === seg)) {
+        return { label: protectedLabel(entry.join('/')), keys: entry.map((_, k) => offset + i + k) };
+      }
+    }
+  }
+  return undefined;
 }
 
 const PROBE = '.cadre-probe';

@@ -44,7 +44,22 @@ export interface PolicyInput {
   homeDir?: string;
   mode: PermissionMode;
   rules?: PolicyRules;
+  /** cadre's own records (transcripts dir, audit log, cassettes), absolute: denied to every file capability. */
+  records?: readonly string[];
+  /** Project-relative paths protected on top of the built-in list (config `sandbox.protect`). */
+  protect?: readonly string[];
+  /** `fs.read`/`fs.readMany`, after opening: what the file begins with, when that makes it sensitive. */
+  content?: FileContentKind;
+  /**
+   * `fs.write` of a `package.json`: the keys whose change makes npm or a git hook run new code
+   * (`scripts`, ...), as the capability layer found by comparing the old and new text; absent when
+   * it could not tell (then the write asks).
+   */
+  codeKeysChanged?: readonly string[];
 }
+
+/** What a file's first bytes show: a PEM private key, or one of cadre's own records. */
+export type FileContentKind = 'private-key' | 'cadre-record';
 
 /** The three verdicts. */
 export type Verdict = 'allow' | 'ask' | 'deny';
@@ -60,6 +75,6 @@ export interface PolicyDecision {
   origin?: string;
   /** For `deny`: the error code the capability should return. */
   code?: ErrorCode;
-  /** For `ask`: allow rules that would let this call (and similar ones) through. */
+  /** For `ask` (and a refused secret): allow rules that would let this call (and similar ones) through. */
   suggestions?: string[];
 }

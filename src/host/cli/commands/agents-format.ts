@@ -1,5 +1,8 @@
 // Renders agents for people: the `agents list` table, the `agents show` page, and issue lines.
+// Names, descriptions, prompts and issue messages come from agent files: they go through the
+// terminal cleaner (made inert unless --raw).
 import type { LoadedAgent, RegistryIssue } from '../../../shared/agent-definition.js';
+import { terminalCleaner, type TerminalCleaner } from '../../terminal-text.js';
 import { ToolName } from '../../../shared/tools.js';
 import { formatIssue } from '../../registry/format-issue.js';
 
@@ -19,14 +22,20 @@ export function toolsLabel(agent: Pick<LoadedAgent, 'tools' | 'taskTypes'>): str
     .join(', ');
 }
 
+const SAFE = terminalCleaner(false);
+
 /** The `agents list` table. */
-export function agentsTable(agents: readonly LoadedAgent[], width: number): string {
+export function agentsTable(
+  agents: readonly LoadedAgent[],
+  width: number,
+  clean: TerminalCleaner = SAFE,
+): string {
   const rows = agents.map((a) => [
-    a.name,
+    clean.line(a.name),
     a.source,
-    a.model,
+    clean.line(a.model),
     truncate(toolsLabel(a), 40),
-    oneLine(a.description),
+    clean.line(oneLine(a.description)),
   ]);
   const header = ['NAME', 'SOURCE', 'MODEL', 'TOOLS', 'DESCRIPTION'];
   const widths = header
@@ -43,7 +52,7 @@ export function agentsTable(agents: readonly LoadedAgent[], width: number): stri
 }
 
 /** The `agents show` page: the resolved definition, its provenance, then the prompt. */
-export function agentPage(agent: LoadedAgent): string {
+export function agentPage(agent: LoadedAgent, clean: TerminalCleaner = SAFE): string {
   const opt = (value: unknown) => (value === undefined ? '-' : String(value));
   const lines: [string, string][] = [
     ['name', agent.name],
@@ -71,13 +80,17 @@ export function agentPage(agent: LoadedAgent): string {
     lines.push(['output', agent.output === 'handoff' ? 'handoff' : 'JSON schema']);
   if (agent.exposeAsTool) lines.push(['exposed', 'as a tool']);
   if (agent.isolation !== undefined) lines.push(['isolation', agent.isolation]);
-  const head = lines.map(([k, v]) => `${`${k}:`.padEnd(14)}${v}`).join('\n');
-  return `${head}\n\n--- prompt ---\n${agent.prompt === '' ? '(empty)' : agent.prompt}\n`;
+  const head = lines.map(([k, v]) => `${`${k}:`.padEnd(14)}${clean.block(v)}`).join('\n');
+  return `${head}\n\n--- prompt ---\n${agent.prompt === '' ? '(empty)' : clean.block(agent.prompt)}\n`;
 }
 
 /** Issue lines prefixed by their kind. */
-export function issueLines(kind: 'error' | 'warning', issues: readonly RegistryIssue[]): string {
-  return issues.map((i) => `${kind}: ${formatIssue(i)}\n`).join('');
+export function issueLines(
+  kind: 'error' | 'warning',
+  issues: readonly RegistryIssue[],
+  clean: TerminalCleaner = SAFE,
+): string {
+  return issues.map((i) => `${kind}: ${clean.line(formatIssue(i))}\n`).join('');
 }
 
 /** `N errors, M warnings`, with singulars. */

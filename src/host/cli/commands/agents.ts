@@ -5,6 +5,7 @@ import type { RegistryResult } from '../../../shared/agent-definition.js';
 import { closest } from '../../../shared/closest.js';
 import { loadRegistry } from '../../registry/load-registry.js';
 import { validateAgentPaths } from '../../registry/validate-files.js';
+import type { TerminalCleaner } from '../../terminal-text.js';
 import { type CliContext, globalOptions } from '../context.js';
 import { agentPage, agentsTable, agentSummary, countLine, issueLines } from './agents-format.js';
 
@@ -17,10 +18,11 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
     .description('list every agent with its source, model and tools')
     .option('--json', 'print a JSON array (one object per agent, without the prompt)')
     .action(async (opts: { json?: boolean }, command: Command) => {
+      const { clean } = await globalOptions(command, ctx);
       const registry = await load(command, ctx);
       if (opts.json) ctx.io.stdout(`${JSON.stringify(registry.agents.map(agentSummary), null, 2)}\n`);
-      else ctx.io.stdout(agentsTable(registry.agents, terminalWidth(ctx)));
-      reportProblems(registry, ctx);
+      else ctx.io.stdout(agentsTable(registry.agents, terminalWidth(ctx), clean));
+      reportProblems(registry, ctx, clean);
     });
 
   agents
@@ -29,20 +31,21 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
     .argument('<name>', 'agent name')
     .option('--json', 'print the definition as JSON')
     .action(async (name: string, opts: { json?: boolean }, command: Command) => {
+      const { clean } = await globalOptions(command, ctx);
       const registry = await load(command, ctx);
       const agent = registry.agents.find((a) => a.name === name);
       if (!agent) {
         const names = registry.agents.map((a) => a.name);
         const hint = closest(name, names);
         ctx.io.stderr(
-          `cadre: unknown agent "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}\navailable agents: ${names.join(', ') || '(none)'}\n`,
+          `cadre: unknown agent "${clean.line(name)}"${hint ? ` (did you mean "${clean.line(hint)}"?)` : ''}\navailable agents: ${clean.line(names.join(', ')) || '(none)'}\n`,
         );
-        reportProblems(registry, ctx);
+        reportProblems(registry, ctx, clean);
         ctx.exitCode = 1;
         return;
       }
-      ctx.io.stdout(opts.json ? `${JSON.stringify(agent, null, 2)}\n` : agentPage(agent));
-      reportProblems(registry, ctx);
+      ctx.io.stdout(opts.json ? `${JSON.stringify(agent, null, 2)}\n` : agentPage(agent, clean));
+      reportProblems(registry, ctx, clean);
     });
 
   agents
@@ -62,7 +65,10 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
           `${JSON.stringify({ agents, errors: result.errors, warnings: result.warnings }, null, 2)}\n`,
         );
       } else {
-        ctx.io.stdout(issueLines('error', result.errors) + issueLines('warning', result.warnings));
+        ctx.io.stdout(
+          issueLines('error', result.errors, options.clean) +
+            issueLines('warning', result.warnings, options.clean),
+        );
         const agentsWord = result.agents.length === 1 ? 'agent' : 'agents';
         ctx.io.stdout(
           `${result.agents.length} ${agentsWord} loaded, ${countLine(result.errors.length, result.warnings.length)}\n`,
@@ -78,9 +84,9 @@ async function load(command: Command, ctx: CliContext): Promise<RegistryResult> 
 }
 
 // Errors matter to whoever reads a listing, so they are printed in full; warnings only as a count.
-function reportProblems(registry: RegistryResult, ctx: CliContext): void {
+function reportProblems(registry: RegistryResult, ctx: CliContext, clean: TerminalCleaner): void {
   if (registry.errors.length === 0 && registry.warnings.length === 0) return;
-  ctx.io.stderr(issueLines('error', registry.errors));
+  ctx.io.stderr(issueLines('error', registry.errors, clean));
   ctx.io.stderr(
     `cadre: ${countLine(registry.errors.length, registry.warnings.length)} in agent definitions (details: cadre agents validate)\n`,
   );

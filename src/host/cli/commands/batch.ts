@@ -1,27 +1,21 @@
 // `cadre batch <tasks.jsonl|tasks.yaml> --out results.jsonl`: runs every task with bounded
 // concurrency, appends one JSON line per task the moment it ends, resumes by skipping ids already
-// in --out, and survives Ctrl-C (first: cancel and flush, exit 130; second: exit at once).
-import { readFile, stat } from 'node:fs/promises';
+// in --out, and stops cleanly on Ctrl-C, SIGTERM or SIGHUP. This file reads the flags and decides
+// where the batch runs (a supervised child, or here); cli/batch-session.ts runs it.
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { TaskStatus } from '../../../shared/task.js';
-import { BatchTally, progressReporter } from '../../batch/progress.js';
-import { finishedIds, ResultsWriter, resultsSince } from '../../batch/results-file.js';
-import { parseTaskFile } from '../../batch/task-file.js';
-import { exitWithSupervisor, SINCE_ENV, superviseBatch, SUPERVISED_ENV } from '../batch-supervisor.js';
+import { lockResults } from '../../batch/out-lock.js';
+import { exitWithSupervisor, superviseBatch, SUPERVISED_ENV } from '../batch-supervisor.js';
+import { runBatchSession, type BatchSettings, repairAndWarn } from '../batch-session.js';
 import { UsageError, type CliContext } from '../context.js';
-import { addRunFlags, permissionMode, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
+import { addRunFlags, modelFlag, permissionMode, rangedFlag, type RunFlags } from './run-options.js';
 
 interface BatchFlags extends RunFlags {
   out?: string;
   retry?: string;
   allowFailures?: boolean;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Registers `cadre batch`. */
@@ -36,30 +30,14 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
       ),
   )
     .option('--out <file>', 'results file (JSONL); re-running with the same file resumes')
-    .option('--concurrency <n>', 'tasks running at once (default: config concurrency, 16)')
+    .option('--concurrency <n>', 'tasks running at once, 1-1024 (default: config concurrency, 16)')
     .option('--retry <statuses>', 'comma list of statuses to run again, e.g. failed,timeout,crashed')
     .option('--allow-failures', 'exit 0 even when some tasks did not complete')
     .action(async (file: string, flags: BatchFlags, command: Command) => {
       const supervised = ctx.env[SUPERVISED_ENV] === '1';
       if (supervised) exitWithSupervisor();
-      if (!flags.out) throw new UsageError('batch: --out <file> is required');
-      const retry = new Set<string>();
-      for (const s of (flags.retry ?? '')
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean)) {
-        if (!TaskStatus.safeParse(s).success)
-          throw new UsageError(`--retry: unknown status "${s}" (statuses: ${TaskStatus.options.join(', ')})`);
-        retry.add(s);
-      }
-      const timeout = positive('--timeout', flags.timeout);
-      const maxTurns = positive('--max-turns', flags.maxTurns, true);
-      const concurrency = positive('--concurrency', flags.concurrency, true);
-      const mode = permissionMode(flags.permissionMode);
-      // `-` (or /dev/stdin) reads the tasks from standard input, whatever it is (pipe or socket).
-      const fromStdin = file === '-' || file === '/dev/stdin';
-      const tasksPath = fromStdin ? 'stdin.jsonl' : path.resolve(ctx.processCwd, file);
-      const outPath = path.resolve(ctx.processCwd, flags.out);
+      const settings = await settingsFrom(file, flags, ctx);
+      const { outPath, tasksPath, fromStdin } = settings;
       // Supervision runs the batch in a child that reads the tasks file itself. A pipe or a process
       // substitution (`<(...)`) can be read once only, and an unreadable file is reported here:
       // those run in this process.
@@ -69,79 +47,82 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
           (st) => st.isFile(),
           () => false,
         ));
-      if (ctx.relaunch && regular && !supervised) {
-        ctx.exitCode = await superviseBatch({ ...ctx.relaunch, env: ctx.env, outPath, io: ctx.io });
+      if (supervised) {
+        ctx.exitCode = await runBatchSession(command, ctx, settings, { supervised: true });
         return;
       }
-      const content = fromStdin
-        ? await readStdin()
-        : await readFile(tasksPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
-            throw new UsageError(
-              `batch: cannot read tasks file ${tasksPath}: ${error.code ?? error.message}`,
-            );
-          });
-      // After a restart: what this invocation already finished is done, whatever --retry says.
-      const since = supervised ? Number(ctx.env[SINCE_ENV] ?? NaN) : NaN;
-      const restarted = Number.isInteger(since) && since >= 0;
-      const resumed = new Map((restarted ? await resultsSince(outPath, since) : []).map((r) => [r.id, r]));
-      const runtime = await runtimeFromFlags(command, ctx, {
-        ...flags,
-        ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+      // One batch per results file: this process holds the lock for the whole invocation.
+      const lock = await lockResults(outPath).catch((error: unknown) => {
+        ctx.io.stderr(`batch: ${(error as Error).message}\n`);
+        return undefined;
       });
-      const parsed = parseTaskFile(tasksPath, content, new Set(runtime.registry.agents.map((a) => a.name)));
-      // A restarted batch said this already.
-      if (!restarted)
-        for (const issue of parsed.issues)
-          ctx.io.stderr(`${file}:${issue.line}: skipped: ${issue.message}\n`);
-      const finished = await finishedIds(outPath);
-      const todo = parsed.tasks.filter((t) => {
-        if (resumed.has(t.id)) return false;
-        const status = finished.get(t.id);
-        return status === undefined || retry.has(status);
-      });
-      const skipped = parsed.tasks.length - todo.length - resumed.size;
-      if (skipped > 0)
-        ctx.io.stderr(`batch: ${skipped} task(s) already in ${flags.out}; running ${todo.length}\n`);
-
-      const writer = await ResultsWriter.open(outPath);
-      const tally = new BatchTally(todo.length + resumed.size);
-      for (const result of resumed.values()) tally.add(result);
-      const reporter = progressReporter(tally, process.stderr);
-      const controller = new AbortController();
-      let interrupts = 0;
-      const onSigint = () => {
-        interrupts++;
-        if (interrupts === 1) {
-          ctx.io.stderr(
-            '\nbatch: interrupted — cancelling running tasks and saving results (Ctrl-C again to quit at once)\n',
-          );
-          controller.abort();
-        } else process.exit(130);
-      };
-      process.on('SIGINT', onSigint);
-      const statuses = new Map(finished);
-      try {
-        for await (const result of runtime.batch(todo, {
-          signal: controller.signal,
-          ...(concurrency ? { concurrency } : {}),
-          ...(timeout ? { timeout } : {}),
-          ...(maxTurns ? { maxTurns } : {}),
-          ...(flags.model ? { model: flags.model } : {}),
-          ...(mode ? { permissionMode: mode } : {}),
-        })) {
-          await writer.append(result);
-          statuses.set(result.id, result.status);
-          tally.add(result);
-          reporter.tick();
-        }
-      } finally {
-        reporter.stop();
-        process.off('SIGINT', onSigint);
-        await writer.close();
-        await runtime.close();
+      if (lock === undefined) {
+        ctx.exitCode = 1;
+        return;
       }
-      ctx.io.stderr(`${tally.summary()}\n  results: ${outPath}\n`);
-      const allCompleted = parsed.tasks.every((t) => statuses.get(t.id) === 'completed');
-      ctx.exitCode = controller.signal.aborted ? 130 : allCompleted || flags.allowFailures ? 0 : 1;
+      try {
+        if (ctx.relaunch && regular) {
+          await repairAndWarn(outPath, ctx.io);
+          ctx.exitCode = await superviseBatch({ ...ctx.relaunch, env: ctx.env, outPath, io: ctx.io });
+        } else ctx.exitCode = await runBatchSession(command, ctx, settings, { supervised: false });
+      } finally {
+        await lock.release();
+      }
     });
+}
+
+/** The batch's flags, checked: every mistake is a usage error naming the flag. */
+async function settingsFrom(file: string, flags: BatchFlags, ctx: CliContext): Promise<BatchSettings> {
+  if (!flags.out) throw new UsageError('batch: --out <file> is required');
+  const retry = new Set<string>();
+  for (const s of (flags.retry ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    if (!TaskStatus.safeParse(s).success)
+      throw new UsageError(`--retry: unknown status "${s}" (statuses: ${TaskStatus.options.join(', ')})`);
+    retry.add(s);
+  }
+  // `-` (or /dev/stdin) reads the tasks from standard input, whatever it is (pipe or socket).
+  const fromStdin = file === '-' || file === '/dev/stdin';
+  const tasksPath = fromStdin ? 'stdin.jsonl' : path.resolve(ctx.processCwd, file);
+  const outPath = path.resolve(ctx.processCwd, flags.out);
+  await checkOutPath(outPath, fromStdin ? undefined : tasksPath);
+  const timeout = rangedFlag('--timeout', flags.timeout, 'timeout');
+  const maxTurns = rangedFlag('--max-turns', flags.maxTurns, 'maxTurns');
+  const concurrency = rangedFlag('--concurrency', flags.concurrency, 'concurrency');
+  const model = modelFlag(flags.model);
+  const mode = permissionMode(flags.permissionMode);
+  return {
+    file,
+    flags,
+    fromStdin,
+    tasksPath,
+    outPath,
+    retry,
+    ...(timeout !== undefined ? { timeout } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(model !== undefined ? { model } : {}),
+    ...(mode !== undefined ? { permissionMode: mode } : {}),
+    json: flags.json === true,
+    allowFailures: flags.allowFailures === true,
+  };
+}
+
+/** `--out` must be a regular file (or not exist yet) in a directory that exists, and not the tasks file. */
+async function checkOutPath(outPath: string, tasksPath: string | undefined): Promise<void> {
+  const st = await stat(outPath).catch(() => undefined);
+  if (st?.isDirectory())
+    throw new UsageError(
+      `--out: ${outPath} is a directory; give a file path such as ${path.join(outPath, 'results.jsonl')}`,
+    );
+  if (st !== undefined && !st.isFile()) throw new UsageError(`--out: ${outPath} is not a regular file`);
+  if (st === undefined) {
+    const dir = path.dirname(outPath);
+    const parent = await stat(dir).catch(() => undefined);
+    if (!parent?.isDirectory()) throw new UsageError(`--out: the directory ${dir} does not exist`);
+  }
+  if (tasksPath !== undefined && path.resolve(tasksPath) === outPath)
+    throw new UsageError(`--out: ${outPath} is the tasks file; results go to a file of their own`);
 }

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { closest } from '../../../shared/closest.js';
 import { ChatController } from '../../chat/controller.js';
 import { lastSession, sessionsIndexPath } from '../../chat/sessions-index.js';
 import { ApprovalQueue } from '../../ui/approval-queue.js';
@@ -58,12 +59,15 @@ export function registerChatCommand(program: Command, ctx: CliContext): void {
       const queue = new ApprovalQueue();
       const runtime = await runtimeFromFlags(command, ctx, flags, queue);
       try {
-        if (!runtime.registry.agents.some((a) => a.name === agent))
+        const names = runtime.registry.agents.map((a) => a.name);
+        if (!names.includes(agent)) {
+          const hint = closest(agent, names);
           throw new UsageError(
-            `--agent: unknown agent "${agent}"; available: ${runtime.registry.agents.map((a) => a.name).join(', ')}`,
+            `--agent: unknown agent "${agent}"${hint ? ` (did you mean "${hint}"?)` : ''}; available: ${names.join(', ')}`,
           );
+        }
         const resume = flags.resume
-          ? await lastSession(sessionsIndexPath(runtime.transcriptsDir), agent)
+          ? await lastSession(sessionsIndexPath(runtime.records.dir), agent)
           : undefined;
         if (flags.resume && !resume)
           throw new UsageError(`--resume: no earlier chat session with the ${agent} agent in this project`);

@@ -1,15 +1,26 @@
 // `cadre explore <question...>`: one explore agent per question, all in parallel; each report is
-// printed under its question (or, with --json, an array of TaskOutput objects with `question`).
+// printed under its question (or, with --json, an array of TaskOutput objects with `question` and
+// `refused`). A question given as `-` is read from standard input. On a terminal the live agent tree
+// and a prompt for asks are drawn on stderr, with only how each agent ended, notices and refusals
+// printed above them; elsewhere plain progress lines, asks denied. Ctrl-C, SIGTERM and SIGHUP
+// cancel every agent (each recorded as cancelled) and exit 130, 143, 129.
 import type { Command } from 'commander';
 import type { AgentEvent } from '../../../shared/events.js';
 import type { TaskOutput } from '../../../shared/task.js';
-import { terminalSession } from '../terminal-session.js';
+import { EffectTally } from '../../agents/effect-tally.js';
+import type { TaskHandle } from '../../runtime.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../context.js';
+import { globalOptions, UsageError, writeJson, writeLong } from '../context.js';
+import { promptsFrom } from '../prompt-input.js';
+import { onStopSignals } from '../stop-signals.js';
+import { terminalSession } from '../terminal-session.js';
 import { progressPrinter } from './progress.js';
-import { addRunFlags, positive, runtimeFromFlags, type RunFlags } from './run-options.js';
+import { addRunFlags, rangedFlag, runtimeFromFlags, type RunFlags } from './run-options.js';
 
 const LEVELS = ['quick', 'medium', 'very-thorough'] as const;
+
+/** The progress lines printed above the live tree: what the tree does not show, or shows only briefly. */
+const UNDER_TREE: ReadonlySet<AgentEvent['type']> = new Set(['agent-end', 'notice', 'effect-refused']);
 
 /** Registers `cadre explore`. */
 export function registerExploreCommand(program: Command, ctx: CliContext): void {
@@ -17,57 +28,71 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
     program
       .command('explore')
       .description('explore the codebase: one read-only agent per question, in parallel')
-      .argument('<question...>', 'one or more questions (quote each one)'),
+      .argument('<question...>', 'one or more questions (quote each one); - reads one from standard input'),
   )
     .option('--thoroughness <level>', 'quick | medium | very-thorough', 'medium')
     .action(async (questions: string[], flags: RunFlags & { thoroughness: string }, command: Command) => {
-      const list = questions.map((q) => q.trim()).filter((q) => q.length > 0);
+      const list = (await promptsFrom(questions, 'explore')).filter((q) => q.length > 0);
       if (list.length === 0) throw new UsageError('explore: give at least one question');
       if (!(LEVELS as readonly string[]).includes(flags.thoroughness)) {
         throw new UsageError(
           `--thoroughness: expected one of ${LEVELS.join(', ')}, got "${flags.thoroughness}"`,
         );
       }
-      const timeout = positive('--timeout', flags.timeout);
-      const maxTurns = positive('--max-turns', flags.maxTurns, true);
-      // On a terminal: the live agent tree and a prompt for asks; elsewhere plain lines, asks denied.
-      const term = terminalSession(ctx, { tree: true });
+      const timeout = rangedFlag('--timeout', flags.timeout, 'timeout');
+      const maxTurns = rangedFlag('--max-turns', flags.maxTurns, 'maxTurns');
+      const { clean } = await globalOptions(command, ctx);
+      let stop: () => void = () => undefined;
+      const signals = onStopSignals(() => stop());
+      // Standard input that held a question cannot also give the prompt its keys.
+      const term = questions.includes('-') ? undefined : terminalSession(ctx, { tree: true });
       const runtime = await runtimeFromFlags(command, ctx, flags, term?.approvals).catch((error: unknown) => {
         term?.close();
-        throw error;
+        signals.dispose();
+        return Promise.reject(error);
       });
       term?.attach(runtime.approvals);
+      // A signal cancels every run started so far, and each one that starts after it.
+      const started: TaskHandle[] = [];
+      stop = () => started.forEach((h) => h.stop());
       const level = flags.thoroughness.replace('-', ' ');
-      // Ctrl-C cancels every agent (each recorded as cancelled) and exits 130.
-      let interrupted = false;
-      const onSigint = () => {
-        interrupted = true;
-        void runtime.close();
-      };
-      process.once('SIGINT', onSigint);
-      // Progress lines name the question each agent works on; under the live tree only how each ended.
-      const progress = (question: string) => {
-        const print = progressPrinter(term?.io ?? ctx.io, (e) =>
-          e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId,
+      // Progress lines name the question each agent works on; under the live tree only how each
+      // ended, notices and refusals (the tree shows the rest).
+      const progress = (question: string, tally: EffectTally | undefined) => {
+        const print = progressPrinter(
+          term?.io ?? ctx.io,
+          (e) => (e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId),
+          clean,
+          tally,
+          term ? UNDER_TREE : undefined,
         );
         if (!term) return print;
         return (event: AgentEvent) => {
           term.onEvent(event);
-          if (event.type === 'agent-end' || event.type === 'notice') print(event);
+          print(event);
         };
       };
       try {
+        const tallies = list.map(() => new EffectTally());
+        const launch = async (handle: Promise<TaskHandle>) => {
+          const h = await handle;
+          started.push(h);
+          if (signals.received) h.stop();
+          return h;
+        };
         const handles = await Promise.all(
-          list.map((question) =>
-            runtime.task(
-              {
-                subagent_type: 'explore',
-                description: question.slice(0, 60),
-                prompt: `${question}\n\nThoroughness: ${level}.`,
-                ...(timeout ? { timeout } : {}),
-                ...(maxTurns ? { max_turns: maxTurns } : {}),
-              },
-              { onEvent: progress(question) },
+          list.map((question, i) =>
+            launch(
+              runtime.task(
+                {
+                  subagent_type: 'explore',
+                  description: question.slice(0, 60),
+                  prompt: `${question}\n\nThoroughness: ${level}.`,
+                  ...(timeout ? { timeout } : {}),
+                  ...(maxTurns ? { max_turns: maxTurns } : {}),
+                },
+                { onEvent: progress(question, tallies[i]), events: false },
+              ),
             ),
           ),
         );
@@ -75,24 +100,24 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
         // The tree goes before the reports are printed: erasing it later would erase them.
         term?.close();
         if (flags.json) {
-          ctx.io.stdout(
-            `${JSON.stringify(
-              outputs.map((o, i) => ({ question: list[i], ...o })),
-              null,
-              2,
-            )}\n`,
-          );
+          const rows = outputs.map((o, i) => ({
+            question: list[i],
+            ...o,
+            refused: tallies[i]?.counts().refused ?? 0,
+          }));
+          writeJson(ctx.io.stdout, rows);
         } else {
           outputs.forEach((o, i) => {
-            ctx.io.stdout(`${i > 0 ? '\n' : ''}## ${list[i]}\n\n${o.result.trim()}\n`);
+            ctx.io.stdout(`${i > 0 ? '\n' : ''}## ${clean.line(list[i] ?? '')}\n\n`);
+            writeLong(ctx.io.stdout, `${o.result.trim()}\n`, clean.block);
             if (o.status !== 'completed')
-              ctx.io.stdout(`\n(${o.status}${o.error ? `: ${o.error.message}` : ''})\n`);
+              ctx.io.stdout(`\n(${o.status}${o.error ? `: ${clean.line(o.error.message)}` : ''})\n`);
           });
         }
-        ctx.exitCode = interrupted ? 130 : outputs.every((o) => o.status === 'completed') ? 0 : 1;
+        ctx.exitCode = signals.exitCode ?? (outputs.every((o) => o.status === 'completed') ? 0 : 1);
       } finally {
         term?.close();
-        process.off('SIGINT', onSigint);
+        signals.dispose();
         await runtime.close();
       }
     });

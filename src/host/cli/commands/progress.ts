@@ -1,6 +1,10 @@
-// Progress lines on stderr while agents run: which agent started, each tool call, how each ended.
+// Progress lines on stderr while agents run: which agent started, each tool call, each call the host
+// refused (with the rule that would allow it), how each ended. Everything in them that a model, a
+// tool or an agent file wrote goes through the terminal cleaner.
 import type { AgentEvent } from '../../../shared/events.js';
-import { clipLine, sanitizeLine } from '../../ui/terminal-text.js';
+import { EffectTally } from '../../agents/effect-tally.js';
+import { refusalText } from '../../refusal-text.js';
+import { terminalCleaner, type TerminalCleaner } from '../../terminal-text.js';
 import type { CliIO } from '../context.js';
 
 function brief(input: unknown): string {
@@ -10,34 +14,46 @@ function brief(input: unknown): string {
     (k) => typeof o[k] === 'string',
   );
   const text = key ? String(o[key]) : JSON.stringify(input);
-  return clipLine(text, 80);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-/** Returns an event listener that prints progress to `io.stderr`. */
+/**
+ * Returns an event listener that prints progress to `io.stderr`, cleaned by `clean`. Every event
+ * also goes to `tally` first, so the closing line of each run can say how many of its calls were
+ * refused; `shown`, when given, limits the lines printed to those event types (the tally still sees
+ * every event).
+ */
 export function progressPrinter(
   io: CliIO,
   label?: (event: AgentEvent) => string,
+  clean: TerminalCleaner = terminalCleaner(false),
+  tally: EffectTally = new EffectTally(),
+  shown?: ReadonlySet<AgentEvent['type']>,
 ): (event: AgentEvent) => void {
+  const c = clean.line;
   return (event) => {
-    // Model-controlled text (tool arguments, messages) never reaches the terminal raw.
-    const who = sanitizeLine(label?.(event) ?? event.agentId);
+    tally.observe(event);
+    if (shown !== undefined && !shown.has(event.type)) return;
+    const who = c(label?.(event) ?? event.agentId);
     const indent = '  '.repeat(event.depth);
     switch (event.type) {
+      case 'effect-refused':
+        io.stderr(`${indent}  ✗ refused: ${c(event.summary)} — ${c(refusalText(event))}\n`);
+        break;
       case 'agent-start':
-        io.stderr(
-          `${indent}▶ ${who} (${sanitizeLine(event.agentType)}, model ${sanitizeLine(event.model)})\n`,
-        );
+        io.stderr(`${indent}▶ ${who} (${c(event.agentType)}, model ${c(event.model)})\n`);
         break;
       case 'tool-call':
-        io.stderr(`${indent}  · ${clipLine(event.name, 60)} ${brief(event.input)}\n`);
+        io.stderr(`${indent}  · ${c(event.name)} ${c(brief(event.input))}\n`);
         break;
       case 'notice':
-        io.stderr(`${indent}  ! ${sanitizeLine(event.message)}\n`);
+        io.stderr(`${indent}  ! ${c(event.message)}\n`);
         break;
       case 'agent-end': {
         const o = event.output;
+        const refused = tally.counts(event.agentId).refused;
         io.stderr(
-          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${o.error ? ` — ${sanitizeLine(o.error.message)}` : ''}\n`,
+          `${indent}■ ${who} ${o.status} in ${(o.durationMs / 1000).toFixed(1)} s, ${o.turns} turns, ${o.toolCalls} tool calls${refused > 0 ? ` (${refused} refused)` : ''}${o.error ? ` — ${c(o.error.message)}` : ''}\n`,
         );
         break;
       }

@@ -3,6 +3,8 @@
 import type { Command } from 'commander';
 import { PermissionMode } from '../../../shared/task.js';
 import type { Resolver } from '../../approvals/types.js';
+import { modelConfigFor, modelNameProblem } from '../../agents/model-resolve.js';
+import { RANGES, rangeProblem, type RangedKey } from '../../../shared/ranges.js';
 import { formatIssue } from '../../registry/index.js';
 import { createRuntime, type Runtime } from '../../runtime.js';
 import { globalOptions, UsageError, type CliContext } from '../context.js';
@@ -33,14 +35,21 @@ export function addRunFlags(command: Command): Command {
     .option('--isolation <mode>', 'thread (default) or process (hard memory cap per run)');
 }
 
-/** A positive number flag, or a usage error naming it. */
-export function positive(flag: string, value: string | undefined, integer = false): number | undefined {
+/** A number flag checked against its range (shared/ranges.ts), or a usage error naming it. */
+export function rangedFlag(flag: string, value: string | undefined, key: RangedKey): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag}: expected a positive ${integer ? 'integer' : 'number'}, got "${value}"`);
-  }
+  const n = value.trim() === '' ? NaN : Number(value);
+  const problem = rangeProblem(n, RANGES[key]);
+  if (problem !== undefined) throw new UsageError(`${flag}: ${problem}, got "${value}"`);
   return n;
+}
+
+/** The `--model` flag, checked as an agent file's `model` is (a mistyped alias is an error). */
+export function modelFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = modelNameProblem(value, ['offline', 'replay']);
+  if (problem !== undefined) throw new UsageError(`--model: ${problem}`);
+  return value;
 }
 
 /** The permission mode flag, checked. */
@@ -63,9 +72,11 @@ export async function runtimeFromFlags(
 ): Promise<Runtime> {
   const global = await globalOptions(command, ctx);
   const mode = permissionMode(flags.permissionMode);
-  const maxTurns = positive('--max-turns', flags.maxTurns, true);
-  const tokenBudget = positive('--token-budget', flags.tokenBudget, true);
-  const concurrency = positive('--concurrency', flags.concurrency, true);
+  const maxTurns = rangedFlag('--max-turns', flags.maxTurns, 'maxTurns');
+  const tokenBudget = rangedFlag('--token-budget', flags.tokenBudget, 'tokenBudget');
+  const concurrency = rangedFlag('--concurrency', flags.concurrency, 'concurrency');
+  rangedFlag('--timeout', flags.timeout, 'timeout');
+  const model = modelFlag(flags.model);
   if (flags.isolation !== undefined && flags.isolation !== 'thread' && flags.isolation !== 'process') {
     throw new UsageError(`--isolation: expected thread or process, got "${flags.isolation}"`);
   }
@@ -74,7 +85,7 @@ export async function runtimeFromFlags(
     home: global.home,
     env: ctx.env,
     ...(global.agents !== undefined ? { agents: global.agents } : {}),
-    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(model !== undefined ? { model } : {}),
     ...(mode ? { permissionMode: mode } : {}),
     ...(maxTurns ? { maxTurns } : {}),
     ...(tokenBudget ? { tokenBudget } : {}),
@@ -86,7 +97,21 @@ export async function runtimeFromFlags(
     // Only for cadre's own tests: lets a `fault:<kind>` prompt make its worker fail on purpose.
     ...(ctx.env.CADRE_FAULT_INJECTION === '1' ? { allowFaultInjection: true } : {}),
   });
-  // A broken agent file never stops the others; say what was skipped.
-  for (const issue of runtime.registry.errors) ctx.io.stderr(`cadre: warning: ${formatIssue(issue)}\n`);
+  // A broken agent file never stops the others; say what was skipped (its text made inert).
+  for (const issue of runtime.registry.errors)
+    ctx.io.stderr(`cadre: warning: ${global.clean.line(formatIssue(issue))}\n`);
+  for (const notice of runtime.notices) ctx.io.stderr(`cadre: ${notice}\n`);
+  // `provider:model` must name a configured provider: said now, not once per run.
+  if (model !== undefined) {
+    try {
+      modelConfigFor(model, runtime.config, ctx.env, {
+        streamIdleTimeoutMs: 1000,
+        ...(flags.replay !== undefined ? { cassette: '' } : {}),
+      });
+    } catch (error) {
+      await runtime.close();
+      throw new UsageError(`--model: ${(error as Error).message}`);
+    }
+  }
   return runtime;
 }

@@ -1,17 +1,12 @@
 // `cadre transcripts prune --older-than 30d`: removes old run transcripts from the project's
-// transcripts directory (`transcriptsDir` in config, else `<project>/.cadre/transcripts`).
+// transcripts directory (`transcriptsDir` in config, else the project's records directory).
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
 import { parseDuration } from '../../transcripts/duration.js';
 import { pruneTranscripts } from '../../transcripts/prune.js';
 import { type CliContext, globalOptions, UsageError } from '../context.js';
-
-/** The transcripts directory of a project: config's `transcriptsDir`, else `.cadre/transcripts`. */
-export async function transcriptsDirFor(cwd: string, home: string): Promise<string> {
-  const loaded = await loadConfig({ cwd, home }).catch(() => undefined);
-  return loaded?.merged.transcriptsDir ?? path.join(cwd, '.cadre', 'transcripts');
-}
+import { projectRecords } from './records-location.js';
 
 /** Registers `transcripts` and its subcommands. */
 export function registerTranscripts(program: Command, ctx: CliContext): void {
@@ -25,7 +20,7 @@ export function registerTranscripts(program: Command, ctx: CliContext): void {
     .requiredOption('--older-than <duration>', 'age such as 30d, 12h, 90m or 1w')
     .option(
       '--dir <dir>',
-      'transcripts directory (default: transcriptsDir from config, else <project>/.cadre/transcripts)',
+      'transcripts directory (default: transcriptsDir from config, else ~/.cadre/projects/<project>/transcripts)',
     )
     .option('--dry-run', 'list what would be deleted without deleting it')
     .action(async (opts: { olderThan: string; dir?: string; dryRun?: boolean }, command: Command) => {
@@ -35,7 +30,17 @@ export function registerTranscripts(program: Command, ctx: CliContext): void {
       const dir =
         opts.dir !== undefined
           ? path.resolve(options.cwd, opts.dir)
-          : await transcriptsDirFor(options.cwd, options.home);
+          : (await projectRecords(options, ctx)).transcriptsDir;
+      // A directory named on the command line must exist: a typo must not read as "pruned".
+      const found = await stat(dir).catch(() => undefined);
+      if (opts.dir !== undefined && !found?.isDirectory())
+        throw new UsageError(`--dir: ${dir} ${found ? 'is not a directory' : 'does not exist'}`);
+      if (found === undefined) {
+        ctx.io.stdout(
+          `nothing to prune: there is no transcripts directory at ${dir} (no run has written one yet)\n`,
+        );
+        return;
+      }
       const result = await pruneTranscripts(dir, age.ms, { dryRun: opts.dryRun === true });
       const verb = opts.dryRun ? 'would remove' : 'removed';
       for (const file of result.removed) ctx.io.stdout(`${verb} ${file}\n`);

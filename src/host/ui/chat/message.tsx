@@ -36,6 +36,8 @@ function MessageView({ item }: { item: ChatItem }) {
           {`  \u00b7 ${sanitizeLine(item.text)}`}
         </Text>
       );
+    case 'refused':
+      return <Text color="red">{`  \u2717 refused: ${sanitizeLine(item.text)}`}</Text>;
     case 'error':
       return <Text color="red">{`  \u2717 ${text}`}</Text>;
     case 'agent':

@@ -1,21 +1,24 @@
-// The one authorization step every capability call passes: the policy function decides allow /
-// ask / deny; an `ask` waits in the approval queue (the run's clock stopped, the wait ended by the
-// run's cancel signal, the request and its answer reported into the run's transcript); and the
-// audit log gets one line per call saying what was decided, by whom, and how the call ended.
+// The one authorization step every capability call passes, and what it runs in: the run's context
+// (who calls, under which rules), the request parsed, the one policy function asked, a person asked
+// when it says `ask` (the run's clock stopped, the wait ended by the run's cancel signal, the request
+// and its answer reported into the run's transcript), and one audit line per call saying what was
+// decided, by whom, and how the call ended. File effects, commands (fs-handlers.ts) and subagent
+// launches (delegation-handlers.ts) are all built on these.
 import { randomUUID } from 'node:crypto';
-import { CadreError, fail, ok, type Envelope } from '../../shared/errors.js';
+import { CadreError, fail, ok, REFUSAL_CODES, type Envelope, type ErrorCode } from '../../shared/errors.js';
 import type { AgentEvent } from '../../shared/events.js';
 import type { PermissionMode } from '../../shared/task.js';
 import { formatZodError } from '../../shared/zod-format.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ApprovalDecider } from '../approvals/types.js';
 import type { AuditLog } from './audit.js';
+import type { JudgeContext } from './fs/judge-read-sync.js';
 import { decide } from './policy.js';
 import type { PolicyDecision, PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
 
-/** Who is calling, under which rules, and where its approvals and records go. */
-export interface AuthorizeContext {
+/** Who is calling, under which rules, and where its approvals, records and reports go. */
+export interface EffectContext {
   agentId: string;
   agentType: string;
   parentId?: string;
@@ -27,18 +30,37 @@ export interface AuthorizeContext {
   homeDir: string;
   mode: PermissionMode;
   rules: PolicyRules;
+  /** cadre's own records (absolute, real): no file capability touches them, no walk lists them. */
+  records: readonly string[];
+  /** Protected paths added by config (`sandbox.protect`), on top of the built-in list. */
+  protect: readonly string[];
+  sandbox: 'auto' | 'required' | 'off';
   approvals: ApprovalBroker;
   audit: AuditLog | undefined;
   /** Aborts when the run ends: a pending approval is then denied, in-flight effects stopped. */
   signal: AbortSignal;
   /** Stops the run's clock while a person answers an approval. */
   pauseClock: () => () => void;
+  /** Tells the person something about the run (a `notice` event): secrets a search left out. */
+  notice?: (message: string) => void;
+  /** Told of every call the policy or an approval refused (the host's `effect-refused` event). */
+  onRefused?: (refusal: EffectRefusal) => void;
   /** Puts approval events into the run's transcript and its tree's listeners. */
   report?: (event: ApprovalEvent) => void;
 }
 
 /** The approval events a run reports. */
 export type ApprovalEvent = Extract<AgentEvent, { type: 'approval-request' | 'approval-result' }>;
+
+/** A refused capability call, as the run's events report it. */
+export interface EffectRefusal {
+  capability: string;
+  summary: string;
+  code: string;
+  reason: string;
+  /** Allow rules that would let the call through, when the policy can name them. */
+  allow?: string[];
+}
 
 /** What one call's audit line says about its authorization; filled in by `authorize`. */
 export interface CallAudit {
@@ -62,7 +84,28 @@ export interface AskSpec {
 }
 
 /** The policy input without the fields the context supplies. */
-export type CallInput = Omit<PolicyInput, 'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules'>;
+export type CallInput = Omit<
+  PolicyInput,
+  'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules' | 'records' | 'protect'
+>;
+
+/**
+ * The error for a call the policy or a person refused. It carries the allow rules that would let
+ * the call through (`details.allow`), so the refusal the person sees can name them.
+ */
+export function refusalError(
+  code: ErrorCode,
+  reason: string,
+  allow: readonly string[] | undefined,
+): CadreError {
+  return new CadreError(code, reason, allow && allow.length > 0 ? { allow: [...allow] } : undefined);
+}
+
+/** The allow rules a refusal's wire error carries (see refusalError). */
+export function allowRules(details: Record<string, unknown> | undefined): string[] | undefined {
+  const allow = details?.['allow'];
+  return Array.isArray(allow) && allow.every((r) => typeof r === 'string') ? (allow as string[]) : undefined;
+}
 
 /** Parses a request or throws `invalid_input` naming the field. */
 export function parseRequest<K extends keyof typeof CapabilityRequests>(
@@ -74,19 +117,24 @@ export function parseRequest<K extends keyof typeof CapabilityRequests>(
   return parsed.data as ReturnType<(typeof CapabilityRequests)[K]['parse']>;
 }
 
-function withSessionRules(rules: PolicyRules, session: readonly string[]): PolicyRules {
-  return session.length === 0 ? rules : { ...rules, allow: [...(rules.allow ?? []), ...session] };
-}
-
-function policyInput(ctx: AuthorizeContext, input: CallInput, rules: PolicyRules): PolicyInput {
+/** The run's places and rules, as every file decision takes them (also on the I/O threads). */
+export function judgeContext(ctx: EffectContext): JudgeContext {
   return {
-    ...input,
     projectDir: ctx.projectDir,
     extraRoots: ctx.extraRoots,
     homeDir: ctx.homeDir,
     mode: ctx.mode,
-    rules,
+    rules: ctx.rules,
+    records: ctx.records,
+    protect: ctx.protect,
   };
+}
+
+/** The policy input of a call, with the rules a person allowed for this session added to the allow rules. */
+function policyInput(ctx: EffectContext, input: CallInput, session: readonly string[]): PolicyInput {
+  const rules =
+    session.length === 0 ? ctx.rules : { ...ctx.rules, allow: [...(ctx.rules.allow ?? []), ...session] };
+  return { ...input, ...judgeContext(ctx), rules };
 }
 
 async function previewOf(ask: AskSpec): Promise<string | undefined> {
@@ -99,23 +147,24 @@ async function previewOf(ask: AskSpec): Promise<string | undefined> {
 
 /**
  * Decides one call: returns the reason it may go ahead, or throws the refusal (the policy's code,
- * or `approval_denied` with the answer's reason, which the model reads as its tool result).
- * Rules granted "for this session" count as allow rules; deny rules and protected paths still win.
+ * or `approval_denied` with the answer's reason, which the model reads as its tool result; either
+ * carries the allow rules that would let the call through). Rules granted "for this session" count
+ * as allow rules; deny rules, protected paths and cadre's records still win.
  */
 export async function authorize(
-  ctx: AuthorizeContext,
+  ctx: EffectContext,
   call: CallAudit,
   input: CallInput,
   ask: AskSpec,
 ): Promise<string> {
   const session = ctx.approvals.sessionRules();
-  const verdict = decide(policyInput(ctx, input, withSessionRules(ctx.rules, session)));
+  const verdict = decide(policyInput(ctx, input, session));
   call.decision = verdict.decision;
   if (verdict.rule !== undefined) call.rule = verdict.rule;
   if (verdict.decision !== 'ask') {
     call.decidedBy = verdict.rule !== undefined && session.includes(verdict.rule) ? 'session' : 'policy';
     if (verdict.decision === 'deny')
-      throw new CadreError(verdict.code ?? 'permission_denied', verdict.reason);
+      throw refusalError(verdict.code ?? 'permission_denied', verdict.reason, verdict.suggestions);
     return verdict.reason;
   }
   return askPerson(ctx, call, input, verdict, ask);
@@ -123,7 +172,7 @@ export async function authorize(
 
 /** The `ask` half of `authorize`: the wait in the queue, with the clock stopped and both ends reported. */
 async function askPerson(
-  ctx: AuthorizeContext,
+  ctx: EffectContext,
   call: CallAudit,
   input: CallInput,
   verdict: PolicyDecision,
@@ -163,8 +212,7 @@ async function askPerson(
       ...(detail !== undefined ? { detail } : {}),
       reason: verdict.reason,
       ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-      coveredBy: (rules) =>
-        decide(policyInput(ctx, input, withSessionRules(ctx.rules, rules))).decision === 'allow',
+      coveredBy: (rules) => decide(policyInput(ctx, input, rules)).decision === 'allow',
       signal: ctx.signal,
     });
     ctx.report?.({
@@ -180,28 +228,25 @@ async function askPerson(
     call.approval = answer.decision;
     call.decidedBy = answer.decidedBy;
     call.waitedMs = answer.waitedMs;
-    if (answer.decision !== 'allow') throw new CadreError('approval_denied', answer.reason);
+    if (answer.decision !== 'allow')
+      throw refusalError('approval_denied', answer.reason, verdict.suggestions);
     return answer.reason;
   } finally {
     resume();
   }
 }
 
-/** Codes that mean the policy or a person refused the call (audited as `deny` when nobody was asked). */
-const REFUSALS: ReadonlySet<string> = new Set([
-  'permission_denied',
-  'approval_denied',
-  'path_outside_project',
-  'sensitive_path',
-  'not_granted',
-]);
-
-/** Runs one call with timing and its audit line; every result is an envelope. */
+/**
+ * Runs one call with timing and its audit line; every result is an envelope. A refusal (one of
+ * REFUSAL_CODES: audited as `deny` when nobody was asked) is told to `ctx.onRefused`. `summary` is
+ * the one line a refusal shows; `args` (default: the summary) is what the audit log summarises.
+ */
 export function audited<T>(
-  ctx: Pick<AuthorizeContext, 'agentId' | 'agentType' | 'audit'>,
+  ctx: Pick<EffectContext, 'agentId' | 'agentType' | 'audit' | 'onRefused'>,
   capability: string,
-  summary: unknown,
+  summary: string,
   work: (call: CallAudit) => Promise<{ value: T; reason: string }>,
+  args: unknown = summary,
 ): Promise<Envelope<T>> {
   const started = performance.now();
   const call: CallAudit = {};
@@ -211,9 +256,13 @@ export function audited<T>(
       agentId: ctx.agentId,
       agentType: ctx.agentType,
       capability,
-      args: summary,
+      args,
       durationMs: performance.now() - started,
-      decision: call.decision ?? (entry.errorCode && REFUSALS.has(entry.errorCode) ? 'deny' : 'allow'),
+      // A refusal after the policy allowed (what a file turned out to begin with) is a deny too.
+      decision:
+        entry.errorCode !== undefined && REFUSAL_CODES.has(entry.errorCode) && call.decision !== 'ask'
+          ? 'deny'
+          : (call.decision ?? 'allow'),
       ...(call.approval ? { approval: call.approval } : {}),
       ...(call.decidedBy ? { decidedBy: call.decidedBy } : {}),
       ...(call.waitedMs !== undefined ? { waitedMs: call.waitedMs } : {}),
@@ -228,8 +277,19 @@ export function audited<T>(
     (error: unknown) => {
       const envelope = fail(error);
       if (!envelope.ok) {
-        const { code, message } = envelope.error;
+        const { code, message, details } = envelope.error;
         record({ reason: message, ok: false, errorCode: code });
+        // The model reads the refusal in its tool result; the person reads it in the run's events.
+        if (REFUSAL_CODES.has(code)) {
+          const allow = allowRules(details);
+          ctx.onRefused?.({
+            capability,
+            summary: summary.slice(0, 200),
+            code,
+            reason: message,
+            ...(allow ? { allow } : {}),
+          });
+        }
       }
       return envelope;
     },
