@@ -7,6 +7,8 @@
 //   io-entry.cjs (scripts/io-loader.cjs);
 // - dist/host-bundle/page-thread.cjs: the thread that turns fetched pages into text (WebFetch),
 //   started on the first fetch; the HTML converter lives only here;
+// - dist/host/ui/chat-ui.mjs: `cadre chat`'s Ink app with React, loaded by the chat command only
+//   (an ES module: Ink's layout engine loads its WebAssembly with a top-level await);
 // - dist/code-cache.cjs (scripts/code-cache.cjs) and, beside each .cjs bundle, V8's code cache for
 //   the Node version that ran the build. Other versions compile from source.
 import { chmodSync, copyFileSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -20,6 +22,7 @@ const dist = path.join(root, 'dist');
 const workerDir = path.join(dist, 'worker-bundle');
 const cliDir = path.join(dist, 'host', 'cli');
 const ioDir = path.join(dist, 'host-bundle');
+const uiDir = path.join(dist, 'host', 'ui');
 // Minified: comments and whitespace made up half of each bundle, and every worker thread reads,
 // holds and compiles its bundle's source (a thread holds about 8 MB less). Names are not kept:
 // nothing reads a function's or class's name, and errors carry their own `name`.
@@ -84,6 +87,35 @@ await Promise.all([
     // wasm, only when a first command is judged: most CLI runs never load it. Never bundled.
     external: ['piscina', 'web-tree-sitter'],
     outfile: path.join(cliDir, 'cadre.cjs'),
+  }),
+  build({
+    ...common,
+    format: 'esm',
+    entryPoints: [path.join(uiDir, 'chat', 'run-chat.js')],
+    outfile: path.join(uiDir, 'chat-ui.mjs'),
+    // React's production build, chosen when bundled; its development build renders several times slower.
+    define: { 'process.env.NODE_ENV': '"production"' },
+    // Ink's devtools (an optional peer, loaded only with DEV=true) are left out: bundled, their
+    // import of react-devtools-core would become a static import of a package that is not there.
+    plugins: [
+      {
+        name: 'no-ink-devtools',
+        setup(b) {
+          b.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) =>
+            args.importer.includes(`${path.sep}ink${path.sep}`)
+              ? { path: 'ink-devtools', namespace: 'cadre-stub' }
+              : undefined,
+          );
+          b.onLoad({ filter: /.*/, namespace: 'cadre-stub' }, () => ({
+            contents: "throw new Error('Ink devtools are not part of cadre');",
+          }));
+        },
+      },
+    ],
+    // CommonJS dependencies (React, signal-exit) call require(): give the ES module one.
+    banner: {
+      js: "import { createRequire as __cadreRequire } from 'node:module'; const require = __cadreRequire(import.meta.url);",
+    },
   }),
 ]);
 // V8 keeps a source with a single character past Latin-1 in two bytes per character, and a bundle's

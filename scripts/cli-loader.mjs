@@ -9,7 +9,9 @@ import { createRequire } from 'node:module';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { hasCache, loadCached, writeCache } = createRequire(import.meta.url)('../../code-cache.cjs');
 const cli = loadCached(path.join(here, 'cadre.cjs'));
-await cli.exports.main();
+// The bundle runs as a compiled script, where import() has no loader: it loads ES modules (the
+// chat's UI) through this module's own import().
+await cli.exports.main({ importModule: (specifier) => import(specifier) });
 if (cli.codeCache !== 'used') {
   try {
     cli.save();

@@ -1,5 +1,13 @@
 // The library's public surface: the runtime facade and the contracts callers see.
-export { createRuntime, type Runtime, type RuntimeOptions, type TaskHandle } from './host/runtime.js';
+export {
+  createRuntime,
+  type Runtime,
+  type RuntimeOptions,
+  type Session,
+  type SessionOptions,
+  type TaskHandle,
+  type TaskOptions,
+} from './host/runtime.js';
 export type { RecordsLocation } from './host/records/location.js';
 export { terminalText, terminalCleaner, type TerminalCleaner } from './host/terminal-text.js';
 export type { BatchOptions, BatchResult } from './host/batch/run-batch.js';

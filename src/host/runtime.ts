@@ -12,7 +12,7 @@ import { formatZodError } from '../shared/zod-format.js';
 import { EventChannel } from './agents/event-channel.js';
 import { runBatch, type BatchOptions, type BatchResult } from './batch/run-batch.js';
 import type { BatchTask } from './batch/task-file.js';
-import { cancelReason, launch } from './agents/launcher.js';
+import { cancelReason, launch, type RunNode } from './agents/launcher.js';
 import type { ModelEnv } from './agents/model-resolve.js';
 import { RuntimeCore } from './agents/runtime-core.js';
 import { AgentTree } from './agents/tree.js';
@@ -71,6 +71,8 @@ export interface RuntimeOptions {
 
 /** One running task: its events, its result, and a way to stop it. */
 export interface TaskHandle {
+  /** The top-level run's agent id (its resume key). */
+  agentId: string;
   /** Every event of the task's tree, each with agentId, parentId and depth. */
   events: AsyncIterable<AgentEvent>;
   /** The top-level run's output. Never rejects for run failures (see `status`). */
@@ -93,12 +95,37 @@ export interface TaskOptions {
   events?: boolean;
 }
 
+/** Options of a session. */
+export interface SessionOptions {
+  /** Every event of every run of the session (its turns, their subagents, background runs). */
+  onEvent?: (event: AgentEvent) => void;
+}
+
+/**
+ * A chat session: tasks that share one agent tree (token budget, todos, background runs, the
+ * `maxSubagents` cap). A background run started in one task outlives it and can be collected or
+ * stopped in a later one.
+ */
+export interface Session {
+  readonly id: string;
+  /**
+   * Starts a task in the session; `handle.events` carries the session's events while it runs
+   * (unless `events: false`, for a caller that follows them with the session's `onEvent`).
+   */
+  task(input: TaskInput, options?: Pick<TaskOptions, 'events'>): Promise<TaskHandle>;
+  /** Cancels every run of the session still going, background runs included. */
+  stop(): void;
+}
+
 /** The runtime. */
 export interface Runtime {
+  /** The agents loaded now (see `reloadAgents`). */
   readonly registry: RegistryResult;
+  /** The approval queue every run's asks wait in (its pending requests, its session rules). */
+  readonly approvals: ApprovalBroker;
   readonly config: CadreConfig;
   readonly cwd: string;
-  /** Where this project's records are: transcripts, the audit log. */
+  /** Where this project's records are: transcripts, the audit log, the chat's sessions. */
   readonly records: RecordsLocation;
   /** What creating the runtime did that a person should hear of (records moved out of the project). */
   readonly notices: readonly string[];
@@ -106,6 +133,10 @@ export interface Runtime {
   task(input: TaskInput, options?: TaskOptions): Promise<TaskHandle>;
   /** Runs a task to its end. */
   run(input: TaskInput): Promise<TaskOutput>;
+  /** Opens a session (see `Session`). */
+  session(options?: SessionOptions): Session;
+  /** Reads every agent source again; later launches use what it found. */
+  reloadAgents(): Promise<RegistryResult>;
   /** Runs many tasks with bounded concurrency; yields each result as its task ends. */
   batch(
     tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>,
@@ -228,21 +259,34 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   );
   let treeSeq = 0;
 
-  const task: Runtime['task'] = async (raw, taskOptions) => {
+  /** Starts `raw` in `tree`; the handle's events are the tree's while this task runs. */
+  const start = async (raw: TaskInput, tree: AgentTree, keepEvents = true): Promise<TaskHandle> => {
     const parsed = TaskInput.safeParse(raw);
     if (!parsed.success)
       throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
     const channel = new EventChannel<AgentEvent>();
-    if (taskOptions?.events === false) channel.close();
-    const listeners = taskOptions?.events === false ? [] : [(event: AgentEvent) => channel.push(event)];
-    if (taskOptions?.onEvent) listeners.push(taskOptions.onEvent);
-    const tree = new AgentTree(`tree-${++treeSeq}`, config.tokenBudget, listeners);
-    const { node } = await launch(core, parsed.data, tree);
-    const result = node.done.then((output) => {
+    const listener = (event: AgentEvent) => channel.push(event);
+    // A caller that will not iterate the events gets none kept (see TaskOptions.events).
+    if (keepEvents) tree.listeners.push(listener);
+    else channel.close();
+    const detach = () => {
+      const at = tree.listeners.indexOf(listener);
+      if (at !== -1) tree.listeners.splice(at, 1);
       channel.close();
+    };
+    let node: RunNode;
+    try {
+      node = (await launch(core, parsed.data, tree)).node;
+    } catch (error) {
+      detach();
+      throw error;
+    }
+    const result = node.done.then((output) => {
+      detach();
       return output;
     });
     return {
+      agentId: node.agentId,
       events: channel,
       result,
       usage: () => tree.usage,
@@ -250,13 +294,56 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     };
   };
 
+  const task: Runtime['task'] = (raw, taskOptions) =>
+    start(
+      raw,
+      new AgentTree(
+        `tree-${++treeSeq}`,
+        config.tokenBudget,
+        taskOptions?.onEvent ? [taskOptions.onEvent] : [],
+      ),
+      taskOptions?.events !== false,
+    );
+
+  const session: Runtime['session'] = (sessionOptions = {}) => {
+    const tree = new AgentTree(
+      `session-${++treeSeq}`,
+      config.tokenBudget,
+      sessionOptions.onEvent ? [sessionOptions.onEvent] : [],
+      true,
+    );
+    return {
+      id: tree.id,
+      task: (raw, taskOptions) => start(raw, tree, taskOptions?.events !== false),
+      stop() {
+        for (const node of core.running.values())
+          if (node.tree === tree) node.cancel.abort(cancelReason('user_cancelled'));
+      },
+    };
+  };
+
   return {
-    registry,
+    get registry() {
+      return core.registry;
+    },
+    approvals: core.approvals,
     config,
     cwd,
     records: records.location,
     notices: records.notices,
     task,
+    session,
+    async reloadAgents() {
+      const fresh = await loadConfig({ cwd, home });
+      const next = await loadRegistry({
+        cwd,
+        home,
+        cliAgents: options.agents,
+        config: fresh.errors.length > 0 ? loaded : fresh,
+      });
+      core.replaceRegistry(next);
+      return next;
+    },
     run: async (input) => (await task(input)).result,
     batch: (tasks, batchOptions) => runBatch({ task }, tasks, { concurrency, ...batchOptions }),
     stats: () => ({

@@ -36,6 +36,20 @@ export const ErrorCode = /* @__PURE__ */ z.enum([
 /** One of the codes above. */
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
+/**
+ * Codes that mean the grant, the policy or a person refused a capability call rather than the call
+ * failing: the host audits each as a `deny` and reports it as an `effect-refused` event, and a tool
+ * result that starts with one reads as refused.
+ */
+export const REFUSAL_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'permission_denied',
+  'approval_denied',
+  'path_outside_project',
+  'sensitive_path',
+  'forbidden_operation',
+  'not_granted',
+]);
+
 /** Who caused an error: the user (config, flags), the model (bad tool input), or the system. */
 export type ErrorFault = 'user' | 'model' | 'system';
 

@@ -28,6 +28,8 @@ export const AgentEvent = z.discriminatedUnion('type', [
     model: z.string(),
     description: z.string(),
     prompt: z.string(),
+    /** Started with `run_in_background`: its parent does not wait for it. */
+    background: z.boolean().optional(),
   }),
   z.object({ ...base, type: z.literal('text-delta'), text: z.string() }),
   z.object({
@@ -53,6 +55,8 @@ export const AgentEvent = z.discriminatedUnion('type', [
     requestId: z.string(),
     capability: z.string(),
     summary: z.string(),
+    /** The policy's reason for asking: the mode or rule that made it an ask. */
+    reason: z.string().optional(),
   }),
   z.object({
     ...base,
@@ -60,6 +64,10 @@ export const AgentEvent = z.discriminatedUnion('type', [
     requestId: z.string(),
     decision: z.enum(['allow', 'deny']),
     reason: z.string(),
+    /** Who answered: `user`, `session` (an "always" rule), `non-interactive`, `cancelled`, ... */
+    decidedBy: z.string().optional(),
+    /** How long the request waited for its answer (not counted against the run's timeout). */
+    waitedMs: z.number().optional(),
   }),
   /**
    * The host refused a capability call (the policy, a rule, a protected or sensitive path, or an

@@ -1,7 +1,8 @@
 // Temp project directories for tests: a real directory with a few files, removed afterwards.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { recordsLocation, type RecordsLocation } from '../../src/host/records/location.js';
 
 /** A temp project with `files` (relative path -> content). */
 export async function tempProject(
@@ -18,4 +19,9 @@ export async function tempProject(
     await writeFile(file, content);
   }
   return { dir, home, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** Where cadre keeps a temp project's records (its transcripts and audit log), with no config moving them. */
+export async function projectRecords(project: { dir: string; home: string }): Promise<RecordsLocation> {
+  return recordsLocation({ cwd: await realpath(project.dir), home: project.home, config: {} });
 }

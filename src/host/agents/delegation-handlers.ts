@@ -4,82 +4,36 @@
 import type { BackgroundHandle, Capabilities } from '../../shared/capabilities.js';
 import { CadreError, fail, ok } from '../../shared/errors.js';
 import type { TaskOutput } from '../../shared/task.js';
+import { detailOf } from '../approvals/preview.js';
 import {
-  allowRules,
+  audited,
+  authorize,
   parseRequest,
-  refusalError,
-  REFUSALS,
-  type EffectRefusal,
+  type CallAudit,
+  type EffectContext,
 } from '../capabilities/effect-context.js';
-import { decide } from '../capabilities/policy.js';
 import { maySpawn } from './grant.js';
 import { cancelReason, launch, type RunNode } from './launcher.js';
 import type { RuntimeCore } from './runtime-core.js';
 
 /**
- * Builds the delegation handlers of one run. `onRefused` hears of every launch the grant, the
- * policy or an approval refused (the run's `effect-refused` events).
+ * Builds the delegation handlers of one run. `ctx` is the run's one authorization context: a launch
+ * is judged, asked, audited and (when refused by the grant, the policy or a person) reported as an
+ * `effect-refused` event exactly as a file effect or a command is.
  */
 export function delegationHandlers(
   core: RuntimeCore,
   node: RunNode,
-  onRefused?: (refusal: EffectRefusal) => void,
+  ctx: EffectContext,
 ): Partial<Capabilities> {
-  const task: Capabilities['agents.task'] = async (raw) => {
-    try {
-      const input = parseRequest('agents.task', raw);
-      const allowed = maySpawn(node.grant, input.subagent_type);
-      if (allowed !== true) throw new CadreError('not_granted', allowed);
-      // Throws `not_found` with a did-you-mean for an unknown type.
-      core.agent(input.subagent_type);
-      if (node.tree.exhausted()) {
-        throw new CadreError(
-          'budget_exceeded',
-          `the agent tree has spent its token budget of ${node.tree.tokenBudget}; no new subagents can start — finish with what you have`,
-        );
-      }
-      // Counted before the approval: a person is never asked about a launch that cannot happen.
-      const limit = core.config.maxSubagents;
-      if (!node.tree.claimSpawn(limit)) {
-        throw new CadreError(
-          'limit_reached',
-          `limit reached: this agent tree has launched ${limit} subagents, its limit (maxSubagents in .cadre/config.json); no more can start. Do not retry: finish the task with what you have.`,
-        );
-      }
-      let child: RunNode;
-      try {
-        await approveLaunch(core, node, input);
-        child = (await launch(core, input, node.tree, node)).node;
-      } catch (error) {
-        node.tree.releaseSpawn();
-        throw error;
-      }
-      if (input.run_in_background) {
-        core.background.set(child.agentId, child);
-        const handle: BackgroundHandle = {
-          agentId: child.agentId,
-          status: 'running',
-          transcriptPath: child.transcriptPath,
-        };
-        return ok(handle);
-      }
-      return ok(await waitLendingSlot(core, node, child.done));
-    } catch (error) {
-      const envelope = fail(error);
-      if (!envelope.ok && REFUSALS.has(envelope.error.code)) {
-        const type = (raw as { subagent_type?: unknown } | null)?.subagent_type;
-        const allow = allowRules(envelope.error.details);
-        onRefused?.({
-          capability: 'agents.task',
-          summary: `launch ${String(type ?? '?').slice(0, 100)}`,
-          code: envelope.error.code,
-          reason: envelope.error.message,
-          ...(allow ? { allow } : {}),
-        });
-      }
-      return envelope;
-    }
-  };
+  const task: Capabilities['agents.task'] = (raw) =>
+    audited<TaskOutput | BackgroundHandle>(
+      ctx,
+      'agents.task',
+      `launch ${String((raw as { subagent_type?: unknown } | null)?.subagent_type ?? '?').slice(0, 100)}`,
+      (call) => startChild(core, node, ctx, call, raw),
+      raw,
+    );
 
   const output: Capabilities['agents.output'] = async (raw) => {
     try {
@@ -151,40 +105,88 @@ export function delegationHandlers(
   };
 }
 
-/** The policy's verdict on a launch, and the person's answer when it asks; throws when refused. */
-async function approveLaunch(
+/**
+ * One `agents.task` call: the grant, the agent type, the tree's budget and launch cap, the one
+ * authorization step, then the child, waited for in the foreground or handed back as a background
+ * handle. Throws what refuses it (audited and reported by the caller).
+ */
+async function startChild(
   core: RuntimeCore,
   node: RunNode,
+  ctx: EffectContext,
+  call: CallAudit,
+  raw: unknown,
+): Promise<{ value: TaskOutput | BackgroundHandle; reason: string }> {
+  const input = parseRequest('agents.task', raw);
+  const allowed = maySpawn(node.grant, input.subagent_type);
+  if (allowed !== true) throw new CadreError('not_granted', allowed);
+  // Throws `not_found` with a did-you-mean for an unknown type.
+  core.agent(input.subagent_type);
+  if (node.tree.exhausted()) {
+    throw new CadreError(
+      'budget_exceeded',
+      `the agent tree has spent its token budget of ${node.tree.tokenBudget}; no new subagents can start — finish with what you have`,
+    );
+  }
+  // Counted before the approval: a person is never asked about a launch that cannot happen.
+  const limit = core.config.maxSubagents;
+  if (!node.tree.claimSpawn(limit)) {
+    throw new CadreError(
+      'limit_reached',
+      `limit reached: this agent tree has launched ${limit} subagents, its limit (maxSubagents in .cadre/config.json); no more can start. Do not retry: finish the task with what you have.`,
+    );
+  }
+  let child: RunNode;
+  let reason: string;
+  try {
+    reason = await approveLaunch(ctx, call, core, input);
+    child = (await launch(core, input, node.tree, node)).node;
+  } catch (error) {
+    node.tree.releaseSpawn();
+    throw error;
+  }
+  if (input.run_in_background) {
+    core.background.set(child.agentId, child);
+    const handle: BackgroundHandle = {
+      agentId: child.agentId,
+      status: 'running',
+      transcriptPath: child.transcriptPath,
+    };
+    return { value: handle, reason };
+  }
+  return { value: await waitLendingSlot(core, node, child.done), reason };
+}
+
+/**
+ * A launch through the one authorization step (the policy, then a person when it asks, with the
+ * lead's clock stopped and the wait ended by its cancel signal); throws when refused. Returns the
+ * reason it may go ahead.
+ */
+async function approveLaunch(
+  ctx: EffectContext,
+  call: CallAudit,
+  core: RuntimeCore,
   input: {
     subagent_type: string;
     description?: string | undefined;
     prompt: string;
     resume?: string | undefined;
   },
-): Promise<void> {
-  const verdict = decide({
-    capability: 'agents.task',
-    agentType: input.subagent_type,
-    projectDir: core.cwd,
-    mode: node.grant.mode,
-    rules: core.rules,
-  });
-  if (verdict.decision === 'deny')
-    throw refusalError(verdict.code ?? 'permission_denied', verdict.reason, verdict.suggestions);
-  if (verdict.decision === 'ask') {
-    const answer = await core.approvals.request({
-      agentId: node.agentId,
-      agentType: node.agentType,
-      capability: 'agents.task',
+): Promise<string> {
+  const reason = await authorize(
+    ctx,
+    call,
+    { capability: 'agents.task', agentType: input.subagent_type },
+    {
+      action: `start a ${input.subagent_type} subagent`,
       summary: `launch a ${input.subagent_type} subagent: ${input.description ?? input.prompt.slice(0, 80)}`,
-      reason: verdict.reason,
-      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-    });
-    if (answer.decision !== 'allow')
-      throw refusalError('approval_denied', answer.reason, verdict.suggestions);
-  }
+      preview: () => input.prompt.slice(0, 2000),
+      detail: () => detailOf(input),
+    },
+  );
   if (input.resume && core.running.has(input.resume))
     throw new CadreError('invalid_input', `run ${input.resume} is still going; wait for it with TaskOutput`);
+  return reason;
 }
 
 /**

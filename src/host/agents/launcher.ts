@@ -18,6 +18,7 @@ import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunMcpTools } from '../capabilities/mcp/run-mcp-tools.js';
 import type { RunEnd } from '../pool/run-controller.js';
 import { runToEnd } from '../pool/run-controller.js';
+import { agentCatalogue } from './catalogue.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
@@ -48,6 +49,8 @@ export interface RunNode {
   runKey: string;
   /** The MCP tools this run was offered (set once its servers have started). */
   mcp?: RunMcpTools;
+  /** Puts an event of this run into its transcript and its tree's listeners (approvals use it). */
+  report: (event: AgentEvent) => void;
 }
 
 /** What `launch` returns at once; `node.done` settles with the output. */
@@ -130,10 +133,14 @@ export async function launch(
     cwd,
     waitingOn: 0,
     runKey: `${agentId}#${randomUUID()}`,
+    report: () => undefined,
   };
   // A parent holds one listener per running child: no warning at eleven, and none left behind.
   setMaxListeners(0, node.cancel.signal);
-  if (parent) {
+  // In a session (the chat), a background run belongs to the session, not to the turn that started
+  // it: it outlives its parent's turn and is stopped only by name or when the session ends.
+  const detached = parent !== undefined && input.run_in_background === true && tree.detachBackground;
+  if (parent && !detached) {
     // A parent that ended while this child was being set up takes the child with it.
     if (parent.cancel.signal.aborted) node.cancel.abort(cancelReason('parent_cancelled'));
     else {
@@ -152,6 +159,7 @@ export async function launch(
     transcript.append(event);
     tree.emit(event);
   };
+  node.report = deliver;
   deliver({
     ...stamp,
     type: 'agent-start',
@@ -159,6 +167,7 @@ export async function launch(
     model: model.model,
     description: input.description ?? def.description,
     prompt: input.prompt,
+    ...(parent && input.run_in_background ? { background: true } : {}),
   });
   for (const repair of repairs)
     deliver({ ...stamp, type: 'notice', level: 'warn', message: `resumed with a repair: ${repair}` });
@@ -303,6 +312,9 @@ function buildSpec(
   search: WebSearchGrant,
 ): WorkerRunSpec {
   const rendered = renderPrompt(def.prompt, input.prompt);
+  const catalogue = grant.tools.includes('Task')
+    ? agentCatalogue(core.registry.agents, def.name, (name) => maySpawn(grant, name) === true)
+    : '';
   // Agents exposed as tools are subagents too: offered only where the grant may spawn them.
   const extraTools: ExtraToolDef[] = [
     ...core
@@ -317,7 +329,7 @@ function buildSpec(
     depth: node.depth,
     agentType: def.name,
     description: input.description ?? def.description,
-    system: rendered.system,
+    system: rendered.system + catalogue,
     prompt: input.prompt,
     history,
     tools: search.tools,

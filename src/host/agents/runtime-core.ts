@@ -51,8 +51,9 @@ export class RuntimeCore {
   readonly running = new Map<string, RunNode>();
   readonly background = new Map<string, RunNode>();
   /** Definitions by name as written; names are looked up (any case) through `names`. */
-  private readonly byName: Map<string, LoadedAgent>;
-  private readonly names: AgentNames;
+  private byName: Map<string, LoadedAgent>;
+  private names: AgentNames;
+  private currentRegistry: RegistryResult;
   private readonly exchanges: string[] = [];
   private rulesCache: PolicyRules | undefined;
 
@@ -60,7 +61,7 @@ export class RuntimeCore {
     readonly cwd: string,
     readonly home: string,
     readonly config: CadreConfig,
-    readonly registry: RegistryResult,
+    registry: RegistryResult,
     readonly env: ModelEnv,
     readonly scheduler: Scheduler,
     readonly executor: Executor,
@@ -75,6 +76,19 @@ export class RuntimeCore {
     /** The MCP servers of this runtime, shared by all its runs. */
     readonly mcp: McpRuntime,
   ) {
+    this.currentRegistry = registry;
+    this.byName = new Map(registry.agents.map((a) => [a.name, a]));
+    this.names = new AgentNames(registry.agents.map((a) => a.name));
+  }
+
+  /** The agents in force. */
+  get registry(): RegistryResult {
+    return this.currentRegistry;
+  }
+
+  /** Uses a freshly loaded registry for every later launch (runs going keep their definitions). */
+  replaceRegistry(registry: RegistryResult): void {
+    this.currentRegistry = registry;
     this.byName = new Map(registry.agents.map((a) => [a.name, a]));
     this.names = new AgentNames(registry.agents.map((a) => a.name));
   }
@@ -201,9 +215,13 @@ export class RuntimeCore {
       onRefused?: (refusal: EffectRefusal) => void;
     },
   ): Partial<Capabilities> {
+    // One authorization context for every capability of the run: file effects, commands and
+    // delegation ask, pause the clock, audit and report the same way.
     const effects: EffectContext = {
       agentId: node.agentId,
       agentType: node.agentType,
+      ...(node.parent ? { parentId: node.parent.agentId, parentType: node.parent.agentType } : {}),
+      depth: node.depth,
       projectDir: node.cwd,
       extraRoots: this.config.permissions.additionalDirectories,
       homeDir: this.home,
@@ -218,12 +236,13 @@ export class RuntimeCore {
       pauseClock: ctx.pauseClock,
       ...(ctx.notice ? { notice: ctx.notice } : {}),
       ...(ctx.onRefused ? { onRefused: ctx.onRefused } : {}),
+      report: (event) => node.report(event),
     };
     const mcp = node.mcp?.table;
     return {
       ...effectHandlers(effects),
       ...webHandlers(effects, this.config.webFetch),
-      ...delegationHandlers(this, node, ctx.onRefused),
+      ...delegationHandlers(this, node, effects),
       ...(mcp && mcp.size > 0 ? { 'mcp.call': mcpCallHandler(effects, mcp) } : {}),
     };
   }

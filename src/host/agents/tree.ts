@@ -22,6 +22,8 @@ export class AgentTree {
     readonly id: string,
     readonly tokenBudget: number | undefined,
     readonly listeners: ((event: AgentEvent) => void)[] = [],
+    /** A session's tree: background runs outlive the turn that started them. */
+    readonly detachBackground = false,
   ) {}
 
   /** Records a run's cumulative usage; returns the tree's total tokens. */

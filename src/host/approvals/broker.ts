@@ -4,6 +4,7 @@
 // how long it took so the pool can give that time back to the run's deadline.
 import { randomUUID } from 'node:crypto';
 import type {
+  ApprovalDecider,
   ApprovalInput,
   ApprovalNotice,
   ApprovalRequest,
@@ -22,6 +23,7 @@ export interface ApprovalBrokerOptions {
 
 interface Entry {
   request: ApprovalRequest;
+  coveredBy: ApprovalInput['coveredBy'];
   signal: AbortSignal | undefined;
   controller: AbortController;
   done: boolean;
@@ -55,11 +57,12 @@ export class ApprovalBroker {
 
   /** Asks for approval and waits for the answer. Never rejects. */
   request(input: ApprovalInput): Promise<ApprovalResult> {
-    const { signal, ...fields } = input;
-    const request: ApprovalRequest = { ...fields, id: this.newId(), requestedAt: this.clock() };
+    const { signal, coveredBy, id, ...fields } = input;
+    const request: ApprovalRequest = { ...fields, id: id ?? this.newId(), requestedAt: this.clock() };
     return new Promise<ApprovalResult>((resolve) => {
       const entry: Entry = {
         request,
+        coveredBy,
         signal,
         controller: new AbortController(),
         done: false,
@@ -67,10 +70,15 @@ export class ApprovalBroker {
         cleanup: () => {},
       };
       this.emit({ type: 'request', request });
-      if (this.closedReason !== undefined) return this.settle(entry, 'deny', this.closedReason);
-      if (signal?.aborted) return this.settle(entry, 'deny', 'the run was cancelled before anyone answered');
+      if (this.closedReason !== undefined)
+        return this.settle(entry, 'deny', this.closedReason, { by: 'closed' });
+      if (signal?.aborted)
+        return this.settle(entry, 'deny', 'the run was cancelled before anyone answered', {
+          by: 'cancelled',
+        });
       if (this.answerFromMemory(entry)) return;
-      const onAbort = () => this.settle(entry, 'deny', 'the run was cancelled while waiting for approval');
+      const onAbort = () =>
+        this.settle(entry, 'deny', 'the run was cancelled while waiting for approval', { by: 'cancelled' });
       signal?.addEventListener('abort', onAbort, { once: true });
       entry.cleanup = () => signal?.removeEventListener('abort', onAbort);
       this.queue.push(entry);
@@ -98,7 +106,7 @@ export class ApprovalBroker {
   close(reason = 'the session is closing'): void {
     this.closedReason = reason;
     for (const entry of [...this.queue, ...(this.active ? [this.active] : [])])
-      this.settle(entry, 'deny', reason);
+      this.settle(entry, 'deny', reason, { by: 'closed' });
   }
 
   private emit(notice: ApprovalNotice): void {
@@ -115,18 +123,38 @@ export class ApprovalBroker {
     return `${r.capability}\0${r.summary}`;
   }
 
+  /** Whether the session's "always" rules cover a request (the policy's judgement when it gave one). */
+  private covered(entry: Entry): boolean {
+    if (this.allowedRules.size === 0) return false;
+    if (entry.coveredBy) {
+      try {
+        return entry.coveredBy([...this.allowedRules]);
+      } catch {
+        // A check that fails covers nothing: the person is asked.
+        return false;
+      }
+    }
+    const rules = entry.request.suggestions ?? [];
+    return rules.length > 0 && rules.every((rule) => this.allowedRules.has(rule));
+  }
+
   private answerFromMemory(entry: Entry): boolean {
     const r = entry.request;
     if (this.deniedCalls.has(this.callKey(r))) {
-      this.settle(entry, 'deny', 'denied earlier in this session', undefined, true);
+      this.settle(entry, 'deny', 'denied earlier in this session', { by: 'session', remembered: true });
       return true;
     }
-    const rules = r.suggestions ?? [];
-    if (rules.length > 0 && rules.every((rule) => this.allowedRules.has(rule))) {
-      this.settle(entry, 'allow', `allowed for this session (${rules.join(', ')})`, undefined, true);
+    if (this.covered(entry)) {
+      const rules = [...this.allowedRules].join(', ');
+      this.settle(entry, 'allow', `allowed for this session (${rules})`, { by: 'session', remembered: true });
       return true;
     }
     return false;
+  }
+
+  /** After an "always" grant: every queued request it covers is answered now, not when it reaches the head. */
+  private sweep(): void {
+    for (const entry of [...this.queue]) if (!entry.done) this.answerFromMemory(entry);
   }
 
   private pump(): void {
@@ -151,9 +179,17 @@ export class ApprovalBroker {
       }
     });
     let answer: ResolverAnswer;
+    let by: ApprovalDecider = this.resolver.interactive ? 'user' : 'non-interactive';
     try {
-      answer = await Promise.race([this.resolver.resolve(entry.request, entry.controller.signal), timeout]);
+      answer = await Promise.race([
+        this.resolver.resolve(entry.request, entry.controller.signal),
+        timeout.then((late) => {
+          by = 'timeout';
+          return late;
+        }),
+      ]);
     } catch (error) {
+      by = 'prompt-error';
       answer = {
         decision: 'deny',
         reason: `the approval prompt failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -168,16 +204,16 @@ export class ApprovalBroker {
         : decision === 'allow'
           ? 'approved'
           : 'not approved';
-    this.settle(entry, decision, reason, answer?.scope);
+    this.settle(entry, decision, reason, { by, ...(answer?.scope ? { scope: answer.scope } : {}) });
   }
 
   private settle(
     entry: Entry,
     decision: 'allow' | 'deny',
     reason: string,
-    scope?: 'once' | 'session',
-    remembered = false,
+    how: { by: ApprovalDecider; scope?: 'once' | 'session'; remembered?: boolean },
   ): void {
+    const { scope, remembered = false } = how;
     if (entry.done) return;
     entry.done = true;
     entry.cleanup();
@@ -193,9 +229,11 @@ export class ApprovalBroker {
       reason,
       waitedMs: Math.max(0, this.clock() - entry.request.requestedAt),
       remembered,
+      decidedBy: how.by,
     };
     this.emit({ type: 'result', request: entry.request, result });
     entry.resolve(result);
+    if (scope === 'session' && decision === 'allow') this.sweep();
     if (this.active === entry) {
       this.active = undefined;
       this.pump();

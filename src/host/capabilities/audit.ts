@@ -22,6 +22,14 @@ export interface AuditEntry {
   decision: 'allow' | 'ask' | 'deny';
   /** For `ask`: what the person (or the non-interactive resolver) answered. */
   approval?: 'allow' | 'deny';
+  /**
+   * Who decided: `policy` (a rule or the mode), `user` (a person at the prompt), `session` (a rule
+   * a person allowed for the session), `non-interactive` (nobody to ask), or how an unanswered
+   * request ended (`cancelled`, `closed`, `timeout`, `prompt-error`).
+   */
+  decidedBy?: string;
+  /** For `ask`: how long the call waited for its answer, in ms. */
+  waitedMs?: number;
   reason: string;
   rule?: string;
   durationMs: number;
@@ -64,6 +72,8 @@ function body(entry: AuditEntry, now: number): string {
     args: summarizeArgs(String(entry.capability), entry.args),
     decision: entry.decision,
     approval: entry.approval,
+    decidedBy: typeof entry.decidedBy === 'string' ? cut(entry.decidedBy, 40) : undefined,
+    waitedMs: typeof entry.waitedMs === 'number' ? Math.round(entry.waitedMs) : undefined,
     reason: cut(entry.reason, 1000),
     rule: entry.rule,
     durationMs: typeof entry.durationMs === 'number' ? Math.round(entry.durationMs * 1000) / 1000 : undefined,

@@ -1,20 +1,30 @@
-// What every effect of a run goes through, in one path: its context (who calls, under which rules),
-// the request parsed, the one policy function asked, a person asked when it says `ask`, and the
-// outcome audited. fs-handlers.ts and the other effect handlers are built on these.
-import { CadreError, fail, ok, type Envelope, type ErrorCode } from '../../shared/errors.js';
+// The one authorization step every capability call passes, and what it runs in: the run's context
+// (who calls, under which rules), the request parsed, the one policy function asked, a person asked
+// when it says `ask` (the run's clock stopped, the wait ended by the run's cancel signal, the request
+// and its answer reported into the run's transcript), and one audit line per call saying what was
+// decided, by whom, and how the call ended. File effects, commands (fs-handlers.ts) and subagent
+// launches (delegation-handlers.ts) are all built on these.
+import { randomUUID } from 'node:crypto';
+import { CadreError, fail, ok, REFUSAL_CODES, type Envelope, type ErrorCode } from '../../shared/errors.js';
+import type { AgentEvent } from '../../shared/events.js';
 import type { PermissionMode } from '../../shared/task.js';
 import { formatZodError } from '../../shared/zod-format.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
+import type { ApprovalDecider } from '../approvals/types.js';
 import type { AuditLog } from './audit.js';
 import type { JudgeContext } from './fs/judge-read-sync.js';
 import { decide } from './policy.js';
-import type { PolicyInput, PolicyRules } from './policy/types.js';
+import type { PolicyDecision, PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
 
-/** Who is calling and under which rules. */
+/** Who is calling, under which rules, and where its approvals, records and reports go. */
 export interface EffectContext {
   agentId: string;
   agentType: string;
+  parentId?: string;
+  parentType?: string;
+  /** How deep the run is in its tree (0: a top-level run). */
+  depth?: number;
   projectDir: string;
   extraRoots: string[];
   homeDir: string;
@@ -27,7 +37,7 @@ export interface EffectContext {
   sandbox: 'auto' | 'required' | 'off';
   approvals: ApprovalBroker;
   audit: AuditLog | undefined;
-  /** Aborts when the run ends: in-flight commands are killed. */
+  /** Aborts when the run ends: a pending approval is then denied, in-flight effects stopped. */
   signal: AbortSignal;
   /** Stops the run's clock while a person answers an approval. */
   pauseClock: () => () => void;
@@ -35,7 +45,12 @@ export interface EffectContext {
   notice?: (message: string) => void;
   /** Told of every call the policy or an approval refused (the host's `effect-refused` event). */
   onRefused?: (refusal: EffectRefusal) => void;
+  /** Puts approval events into the run's transcript and its tree's listeners. */
+  report?: (event: ApprovalEvent) => void;
 }
+
+/** The approval events a run reports. */
+export type ApprovalEvent = Extract<AgentEvent, { type: 'approval-request' | 'approval-result' }>;
 
 /** A refused capability call, as the run's events report it. */
 export interface EffectRefusal {
@@ -46,6 +61,33 @@ export interface EffectRefusal {
   /** Allow rules that would let the call through, when the policy can name them. */
   allow?: string[];
 }
+
+/** What one call's audit line says about its authorization; filled in by `authorize`. */
+export interface CallAudit {
+  decision?: 'allow' | 'ask' | 'deny';
+  approval?: 'allow' | 'deny';
+  decidedBy?: 'policy' | ApprovalDecider;
+  waitedMs?: number;
+  rule?: string;
+}
+
+/** What a prompt shows for a call that asks. */
+export interface AskSpec {
+  /** Title verb phrase: `run Bash`, `write src/a.ts`. */
+  action: string;
+  /** One line a person can judge. */
+  summary: string;
+  /** Built only when the call asks (a write's diff reads the current file). */
+  preview?: () => string | Promise<string>;
+  /** The whole input, for the prompt's `d` key (built only when the call asks). */
+  detail?: () => string;
+}
+
+/** The policy input without the fields the context supplies. */
+export type CallInput = Omit<
+  PolicyInput,
+  'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules' | 'records' | 'protect'
+>;
 
 /**
  * The error for a call the policy or a person refused. It carries the allow rules that would let
@@ -75,38 +117,6 @@ export function parseRequest<K extends keyof typeof CapabilityRequests>(
   return parsed.data as ReturnType<(typeof CapabilityRequests)[K]['parse']>;
 }
 
-/** Runs the policy (and the approval queue) for one call; throws when denied. */
-export async function authorize(
-  ctx: EffectContext,
-  input: Omit<
-    PolicyInput,
-    'projectDir' | 'extraRoots' | 'homeDir' | 'mode' | 'rules' | 'records' | 'protect'
-  >,
-  summary: string,
-): Promise<string> {
-  const verdict = decide({ ...input, ...judgeContext(ctx) });
-  if (verdict.decision === 'allow') return verdict.reason;
-  if (verdict.decision === 'deny')
-    throw refusalError(verdict.code ?? 'permission_denied', verdict.reason, verdict.suggestions);
-  const resume = ctx.pauseClock();
-  try {
-    const answer = await ctx.approvals.request({
-      agentId: ctx.agentId,
-      agentType: ctx.agentType,
-      capability: input.capability,
-      summary,
-      reason: verdict.reason,
-      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
-      signal: ctx.signal,
-    });
-    if (answer.decision !== 'allow')
-      throw refusalError('approval_denied', answer.reason, verdict.suggestions);
-    return answer.reason;
-  } finally {
-    resume();
-  }
-}
-
 /** The run's places and rules, as every file decision takes them (also on the I/O threads). */
 export function judgeContext(ctx: EffectContext): JudgeContext {
   return {
@@ -120,50 +130,157 @@ export function judgeContext(ctx: EffectContext): JudgeContext {
   };
 }
 
-/**
- * Codes that mean the policy, a person or the run's grant refused the call (audited as `deny`,
- * reported as `effect-refused`): `not_granted` is a Task type or an MCP tool the run was not given.
- */
-export const REFUSALS: ReadonlySet<string> = new Set([
-  'not_granted',
-  'permission_denied',
-  'approval_denied',
-  'path_outside_project',
-  'sensitive_path',
-  'forbidden_operation',
-]);
+/** The policy input of a call, with the rules a person allowed for this session added to the allow rules. */
+function policyInput(ctx: EffectContext, input: CallInput, session: readonly string[]): PolicyInput {
+  const rules =
+    session.length === 0 ? ctx.rules : { ...ctx.rules, allow: [...(ctx.rules.allow ?? []), ...session] };
+  return { ...input, ...judgeContext(ctx), rules };
+}
 
-/** Wraps an effect with timing and the audit log; every result is an envelope. */
-export function audited<T>(
+async function previewOf(ask: AskSpec): Promise<string | undefined> {
+  try {
+    return await ask.preview?.();
+  } catch (error) {
+    return `(no preview: ${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/**
+ * Decides one call: returns the reason it may go ahead, or throws the refusal (the policy's code,
+ * or `approval_denied` with the answer's reason, which the model reads as its tool result; either
+ * carries the allow rules that would let the call through). Rules granted "for this session" count
+ * as allow rules; deny rules, protected paths and cadre's records still win.
+ */
+export async function authorize(
   ctx: EffectContext,
+  call: CallAudit,
+  input: CallInput,
+  ask: AskSpec,
+): Promise<string> {
+  const session = ctx.approvals.sessionRules();
+  const verdict = decide(policyInput(ctx, input, session));
+  call.decision = verdict.decision;
+  if (verdict.rule !== undefined) call.rule = verdict.rule;
+  if (verdict.decision !== 'ask') {
+    call.decidedBy = verdict.rule !== undefined && session.includes(verdict.rule) ? 'session' : 'policy';
+    if (verdict.decision === 'deny')
+      throw refusalError(verdict.code ?? 'permission_denied', verdict.reason, verdict.suggestions);
+    return verdict.reason;
+  }
+  return askPerson(ctx, call, input, verdict, ask);
+}
+
+/** The `ask` half of `authorize`: the wait in the queue, with the clock stopped and both ends reported. */
+async function askPerson(
+  ctx: EffectContext,
+  call: CallAudit,
+  input: CallInput,
+  verdict: PolicyDecision,
+  ask: AskSpec,
+): Promise<string> {
+  const resume = ctx.pauseClock();
+  try {
+    const preview = await previewOf(ask);
+    const detail = ask.detail?.();
+    const requestId = `apr_${randomUUID()}`;
+    const stamp = {
+      agentId: ctx.agentId,
+      depth: ctx.depth ?? 0,
+      ...(ctx.parentId ? { parentId: ctx.parentId } : {}),
+    };
+    // Reported before the wait: the transcript and the live tree show the run as waiting on a person.
+    ctx.report?.({
+      ...stamp,
+      at: Date.now(),
+      type: 'approval-request',
+      requestId,
+      capability: input.capability,
+      summary: ask.summary,
+      reason: verdict.reason,
+    });
+    const answer = await ctx.approvals.request({
+      id: requestId,
+      agentId: ctx.agentId,
+      agentType: ctx.agentType,
+      ...(ctx.parentId !== undefined ? { parentId: ctx.parentId } : {}),
+      ...(ctx.parentType !== undefined ? { parentType: ctx.parentType } : {}),
+      depth: ctx.depth ?? 0,
+      capability: input.capability,
+      action: ask.action,
+      summary: ask.summary,
+      ...(preview !== undefined ? { preview } : {}),
+      ...(detail !== undefined ? { detail } : {}),
+      reason: verdict.reason,
+      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+      coveredBy: (rules) => decide(policyInput(ctx, input, rules)).decision === 'allow',
+      signal: ctx.signal,
+    });
+    ctx.report?.({
+      ...stamp,
+      at: Date.now(),
+      type: 'approval-result',
+      requestId,
+      decision: answer.decision,
+      reason: answer.reason,
+      decidedBy: answer.decidedBy,
+      waitedMs: answer.waitedMs,
+    });
+    call.approval = answer.decision;
+    call.decidedBy = answer.decidedBy;
+    call.waitedMs = answer.waitedMs;
+    if (answer.decision !== 'allow')
+      throw refusalError('approval_denied', answer.reason, verdict.suggestions);
+    return answer.reason;
+  } finally {
+    resume();
+  }
+}
+
+/**
+ * Runs one call with timing and its audit line; every result is an envelope. A refusal (one of
+ * REFUSAL_CODES: audited as `deny` when nobody was asked) is told to `ctx.onRefused`. `summary` is
+ * the one line a refusal shows; `args` (default: the summary) is what the audit log summarises.
+ */
+export function audited<T>(
+  ctx: Pick<EffectContext, 'agentId' | 'agentType' | 'audit' | 'onRefused'>,
   capability: string,
   summary: string,
-  work: () => Promise<{ value: T; reason: string }>,
+  work: (call: CallAudit) => Promise<{ value: T; reason: string }>,
+  args: unknown = summary,
 ): Promise<Envelope<T>> {
   const started = performance.now();
-  const record = (entry: { decision: 'allow' | 'deny'; reason: string; ok: boolean; errorCode?: string }) =>
+  const call: CallAudit = {};
+  const record = (entry: { reason: string; ok: boolean; errorCode?: string }) =>
     ctx.audit?.record({
       at: Date.now(),
       agentId: ctx.agentId,
       agentType: ctx.agentType,
       capability,
-      args: summary,
+      args,
       durationMs: performance.now() - started,
+      // A refusal after the policy allowed (what a file turned out to begin with) is a deny too.
+      decision:
+        entry.errorCode !== undefined && REFUSAL_CODES.has(entry.errorCode) && call.decision !== 'ask'
+          ? 'deny'
+          : (call.decision ?? 'allow'),
+      ...(call.approval ? { approval: call.approval } : {}),
+      ...(call.decidedBy ? { decidedBy: call.decidedBy } : {}),
+      ...(call.waitedMs !== undefined ? { waitedMs: call.waitedMs } : {}),
+      ...(call.rule ? { rule: call.rule } : {}),
       ...entry,
     });
-  return work().then(
+  return work(call).then(
     ({ value, reason }) => {
-      record({ decision: 'allow', reason, ok: true });
+      record({ reason, ok: true });
       return ok(value);
     },
     (error: unknown) => {
       const envelope = fail(error);
       if (!envelope.ok) {
         const { code, message, details } = envelope.error;
-        const refused = REFUSALS.has(code);
-        record({ decision: refused ? 'deny' : 'allow', reason: message, ok: false, errorCode: code });
+        record({ reason: message, ok: false, errorCode: code });
         // The model reads the refusal in its tool result; the person reads it in the run's events.
-        if (refused) {
+        if (REFUSAL_CODES.has(code)) {
           const allow = allowRules(details);
           ctx.onRefused?.({
             capability,

@@ -3,6 +3,7 @@
 // then perform the effect (effect-context.ts holds that one path; file-facts.ts what a path alone
 // does not tell).
 import type { Capabilities } from '../../shared/capabilities.js';
+import { detailOf, writePreview } from '../approvals/preview.js';
 import { audited, authorize, judgeContext, parseRequest, type EffectContext } from './effect-context.js';
 import { runCommand } from './exec.js';
 import { judgeContent, noticeSecrets, writeFacts } from './file-facts.js';
@@ -21,16 +22,38 @@ export { parseRequest, type EffectContext } from './effect-context.js';
 
 type Handler<K extends keyof Capabilities> = Capabilities[K];
 
+/** Largest current file a write's approval prompt diffs against. */
+const PREVIEW_READ_BYTES = 1024 * 1024;
+
+/**
+ * The current text of a file a write would replace, for the approval's diff (undefined: a new
+ * file). Read like the Read tool reads it: what Read would refuse to show (a private key under any
+ * name, one of cadre's records) is not shown in a prompt either.
+ */
+async function currentText(ctx: EffectContext, target: ResolvedPath): Promise<string | undefined> {
+  if (!target.exists) return undefined;
+  const read = await readText(target.real, {
+    maxBytes: PREVIEW_READ_BYTES,
+    judgeHead: (head) => judgeContent(ctx, target, head),
+  });
+  return read.content;
+}
+
 /** Builds the fs.* and exec.run handlers of one run. */
 export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
   const resolve = (p: string): Promise<ResolvedPath> => resolvePath(p, ctx.projectDir);
   const roots = [ctx.projectDir, ...ctx.extraRoots];
   const read: Handler<'fs.read'> = (raw) => {
     const summary = String((raw as { path?: unknown })?.path ?? '');
-    return audited(ctx, 'fs.read', summary, async () => {
+    return audited(ctx, 'fs.read', summary, async (call) => {
       const req = parseRequest('fs.read', raw);
       const target = await resolve(req.path);
-      const reason = await authorize(ctx, { capability: 'fs.read', path: target }, `read ${req.path}`);
+      const reason = await authorize(
+        ctx,
+        call,
+        { capability: 'fs.read', path: target },
+        { action: `read ${req.path}`, summary: `read ${req.path}` },
+      );
       const value = await readText(target.real, {
         ...(req.offset ? { offset: req.offset } : {}),
         ...(req.limit ? { limit: req.limit } : {}),
@@ -46,7 +69,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       r?.glob !== undefined
         ? `glob ${String(r.glob?.pattern ?? '')}`
         : `${String(r?.paths?.length ?? 0)} files`;
-    return audited(ctx, 'fs.readMany', summary, async () => {
+    return audited(ctx, 'fs.readMany', summary, async (call) => {
       const req = parseRequest('fs.readMany', raw);
       const options = {
         ...(req.maxBytesPerFile ? { maxBytesPerFile: req.maxBytesPerFile } : {}),
@@ -59,8 +82,9 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
         const target = await resolve(path ?? '.');
         const reason = await authorize(
           ctx,
+          call,
           { capability: 'fs.glob', path: target, pattern },
-          `glob ${pattern}`,
+          { action: `search ${path ?? '.'}`, summary: `glob ${pattern}` },
         );
         const walk = {
           projectDir: ctx.projectDir,
@@ -84,13 +108,14 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
     });
   };
   const globHandler: Handler<'fs.glob'> = (raw) =>
-    audited(ctx, 'fs.glob', String((raw as { pattern?: unknown })?.pattern ?? ''), async () => {
+    audited(ctx, 'fs.glob', String((raw as { pattern?: unknown })?.pattern ?? ''), async (call) => {
       const req = parseRequest('fs.glob', raw);
       const target = await resolve(req.path ?? '.');
       const reason = await authorize(
         ctx,
+        call,
         { capability: 'fs.glob', path: target, pattern: req.pattern },
-        `glob ${req.pattern}`,
+        { action: `search ${req.path ?? '.'}`, summary: `glob ${req.pattern}` },
       );
       const value = await glob(
         target.real,
@@ -107,30 +132,46 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       return { value, reason };
     });
   const statHandler: Handler<'fs.stat'> = (raw) =>
-    audited(ctx, 'fs.stat', String((raw as { path?: unknown })?.path ?? ''), async () => {
+    audited(ctx, 'fs.stat', String((raw as { path?: unknown })?.path ?? ''), async (call) => {
       const req = parseRequest('fs.stat', raw);
       const target = await resolve(req.path);
-      const reason = await authorize(ctx, { capability: 'fs.stat', path: target }, `stat ${req.path}`);
+      const reason = await authorize(
+        ctx,
+        call,
+        { capability: 'fs.stat', path: target },
+        { action: `inspect ${req.path}`, summary: `stat ${req.path}` },
+      );
       return { value: { ...(await stat(target.real)), path: target.absolute }, reason };
     });
   const listHandler: Handler<'fs.list'> = (raw) =>
-    audited(ctx, 'fs.list', String((raw as { path?: unknown })?.path ?? ''), async () => {
+    audited(ctx, 'fs.list', String((raw as { path?: unknown })?.path ?? ''), async (call) => {
       const req = parseRequest('fs.list', raw);
       const target = await resolve(req.path);
-      const reason = await authorize(ctx, { capability: 'fs.list', path: target }, `list ${req.path}`);
+      const reason = await authorize(
+        ctx,
+        call,
+        { capability: 'fs.list', path: target },
+        { action: `list ${req.path}`, summary: `list ${req.path}` },
+      );
       const listed = await list(target.real, req.ignore ?? [], undefined, ctx.records);
       return { value: { ...listed, path: target.absolute }, reason };
     });
   const write: Handler<'fs.write'> = (raw) => {
     const r = raw as { path?: unknown; content?: unknown };
     const summary = `${String(r?.path ?? '')} (${typeof r?.content === 'string' ? r.content.length : 0} chars)`;
-    return audited(ctx, 'fs.write', summary, async () => {
+    return audited(ctx, 'fs.write', summary, async (call) => {
       const req = parseRequest('fs.write', raw);
       const target = await resolve(req.path);
       const reason = await authorize(
         ctx,
+        call,
         { capability: 'fs.write', path: target, ...(await writeFacts(target, req.content)) },
-        `write ${req.path} (${req.content.length} chars)`,
+        {
+          action: `${target.exists ? 'edit' : 'create'} ${req.path}`,
+          summary: `write ${req.path} (${req.content.length} chars)`,
+          preview: async () => writePreview(req.path, await currentText(ctx, target), req.content),
+          detail: () => detailOf(req.content),
+        },
       );
       const value = await writeAtomic(
         target.real,
@@ -145,14 +186,20 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       ctx,
       'exec.run',
       String((raw as { command?: unknown })?.command ?? '').slice(0, 200),
-      async () => {
+      async (call) => {
         const req = parseRequest('exec.run', raw);
         // Loaded at the first command of the process, not at start-up (most runs never need it).
         await loadShellGrammar();
         const reason = await authorize(
           ctx,
+          call,
           { capability: 'exec.run', command: req.command },
-          `run: ${req.command}`,
+          {
+            action: 'run Bash',
+            summary: `run: ${req.command}`,
+            preview: () => `$ ${req.command}${req.description ? `\n# ${req.description}` : ''}`,
+            detail: () => detailOf(req),
+          },
         );
         const value = await runCommand({
           command: req.command,

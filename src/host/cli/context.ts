@@ -25,6 +25,17 @@ export interface CliContext {
    * arguments). Set only when running as the executable; `cadre batch` uses it to supervise itself.
    */
   relaunch?: { script: string; args: readonly string[] };
+  /** Loads an ES module; the executable provides one, since the bundled CLI's import() cannot. */
+  importModule?: (specifier: string) => Promise<unknown>;
+  /**
+   * The terminal, when standard input and standard error are both TTYs: commands then ask the
+   * person instead of denying, and draw live progress. Absent in pipes, CI and tests in-process.
+   */
+  terminal?: {
+    stdin: NodeJS.ReadStream;
+    stderr: NodeJS.WriteStream;
+    stdout: NodeJS.WriteStream;
+  };
 }
 
 /** The global flags, resolved. */
@@ -109,6 +120,9 @@ export function processContext(): CliContext {
     env: process.env,
     processCwd: process.cwd(),
     exitCode: 0,
+    ...(process.stdin.isTTY && process.stderr.isTTY
+      ? { terminal: { stdin: process.stdin, stderr: process.stderr, stdout: process.stdout } }
+      : {}),
   };
 }
 

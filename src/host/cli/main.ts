@@ -3,8 +3,14 @@
 import { processContext } from './context.js';
 import { runCli } from './program.js';
 
+/** What the executable hands the bundled CLI. */
+export interface MainOptions {
+  /** Loads an ES module (the bundle itself runs where import() has no loader). */
+  importModule?: (specifier: string) => Promise<unknown>;
+}
+
 /** Runs `cadre` with the process's arguments and sets its exit code. */
-export async function main(): Promise<void> {
+export async function main(options: MainOptions = {}): Promise<void> {
   // Benchmarks read the CLI's own peak memory and CPU from this line.
   if (process.env.CADRE_REPORT_RESOURCES === '1') {
     process.on('exit', () => {
@@ -19,5 +25,6 @@ export async function main(): Promise<void> {
   process.exitCode = await runCli(args, {
     ...processContext(),
     ...(script !== undefined ? { relaunch: { script, args } } : {}),
+    ...(options.importModule ? { importModule: options.importModule } : {}),
   });
 }

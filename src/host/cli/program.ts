@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAgentsCommand } from './commands/agents.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerBatchCommand } from './commands/batch.js';
+import { registerChatCommand } from './commands/chat.js';
 import { registerExploreCommand } from './commands/explore.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerRunCommand } from './commands/run.js';
@@ -20,6 +21,7 @@ export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
 export const COMMANDS: CommandRegistrar[] = [
   registerRunCommand,
   registerExploreCommand,
+  registerChatCommand,
   registerBatchCommand,
   registerAgentsCommand,
   registerMcpCommand,

@@ -33,10 +33,15 @@ export function webHandlers(ctx: EffectContext, settings: WebFetchSettings): Par
   const mayFollow = (url: URL) =>
     decide({ capability: 'web.fetch', url: url.href, ...judgeContext(ctx) }).decision === 'allow';
   const webFetch: Capabilities['web.fetch'] = (raw) =>
-    audited(ctx, 'web.fetch', forAudit((raw as { url?: unknown } | null)?.url), async () => {
+    audited(ctx, 'web.fetch', forAudit((raw as { url?: unknown } | null)?.url), async (call) => {
       const req = parseRequest('web.fetch', raw);
       const url = httpUrl(req.url);
-      const reason = await authorize(ctx, { capability: 'web.fetch', url: url.href }, `fetch ${url.href}`);
+      const reason = await authorize(
+        ctx,
+        call,
+        { capability: 'web.fetch', url: url.href },
+        { action: `fetch ${url.host}`, summary: `fetch ${url.href}` },
+      );
       const page = await fetchPage(url, {
         allowance,
         maxBytes: settings.maxBytes,

@@ -336,21 +336,27 @@ describe('grants that must not leak', () => {
     let childRuns = 0;
     h = await startHarness(
       {
+        // The lead's own tokens are fixed, so the sum does not depend on the size of its prompt.
         lead: ({ turn, results }) => {
+          const usage = { input_tokens: 100, output_tokens: 10 };
           if (turn === 0)
-            return toolUseReply([
-              { name: 'Task', input: { description: 'a', prompt: 'first', subagent_type: 'worker' } },
-            ]);
+            return toolUseReply(
+              [{ name: 'Task', input: { description: 'a', prompt: 'first', subagent_type: 'worker' } }],
+              { usage },
+            );
           if (turn === 1) {
             const id = /agentId: ([a-z0-9-]+)/.exec(JSON.stringify(results))?.[1] ?? 'missing';
-            return toolUseReply([
-              {
-                name: 'Task',
-                input: { description: 'b', prompt: 'again', subagent_type: 'worker', resume: id },
-              },
-            ]);
+            return toolUseReply(
+              [
+                {
+                  name: 'Task',
+                  input: { description: 'b', prompt: 'again', subagent_type: 'worker', resume: id },
+                },
+              ],
+              { usage },
+            );
           }
-          return done(JSON.stringify(results));
+          return textReply(JSON.stringify(results), { usage });
         },
         worker: () => {
           childRuns++;

@@ -195,4 +195,68 @@ describe('ApprovalBroker with a person answering', () => {
       result: { requestId: 'id-1', decision: 'allow' },
     });
   });
+
+  it('an "always" answers every queued request it covers at once, even behind one it does not', async () => {
+    const { resolver, asked } = manualResolver();
+    const broker = new ApprovalBroker(resolver);
+    const first = broker.request(input({ agentId: 'a' }));
+    const other = broker.request(input({ agentId: 'b', summary: 'make', suggestions: ['Bash(make:*)'] }));
+    const covered = broker.request(input({ agentId: 'c', summary: 'npm test -- --watch' }));
+    await tick();
+    expect(broker.pending().map((r) => r.agentId)).toEqual(['a', 'b', 'c']);
+    asked[0]?.answer({ decision: 'allow', scope: 'session' });
+    expect(await first).toMatchObject({ decision: 'allow', decidedBy: 'user' });
+    expect(await covered).toMatchObject({ decision: 'allow', remembered: true, decidedBy: 'session' });
+    expect(broker.pending().map((r) => r.agentId)).toEqual(['b']);
+    asked[1]?.answer({ decision: 'deny' });
+    expect(await other).toMatchObject({ decision: 'deny', decidedBy: 'user' });
+  });
+
+  it("judges coverage with the request's own check when it has one, and asks when the check fails", async () => {
+    const { resolver, asked } = manualResolver();
+    const broker = new ApprovalBroker(resolver);
+    const first = broker.request(input({ suggestions: ['Bash(git status:*)'] }));
+    await tick();
+    asked[0]?.answer({ decision: 'allow', scope: 'session' });
+    await first;
+    const seen: (readonly string[])[] = [];
+    const judged = await broker.request(
+      input({
+        suggestions: ['Bash(something-else:*)'],
+        coveredBy: (rules) => {
+          seen.push(rules);
+          return true;
+        },
+      }),
+    );
+    expect(judged).toMatchObject({ decision: 'allow', decidedBy: 'session' });
+    expect(seen).toEqual([['Bash(git status:*)']]);
+    const broken = broker.request(
+      input({
+        suggestions: ['Bash(git status:*)'],
+        coveredBy: () => {
+          throw new Error('policy exploded');
+        },
+      }),
+    );
+    await tick();
+    expect(asked).toHaveLength(2);
+    asked[1]?.answer({ decision: 'deny' });
+    expect(await broken).toMatchObject({ decision: 'deny', decidedBy: 'user' });
+  });
+
+  it('says who decided each way a request can end', async () => {
+    expect((await new ApprovalBroker(nonInteractiveResolver()).request(input())).decidedBy).toBe(
+      'non-interactive',
+    );
+    const { resolver } = manualResolver();
+    const timed = new ApprovalBroker(resolver, { maxWaitMs: 5 });
+    expect((await timed.request(input())).decidedBy).toBe('timeout');
+    const failing = new ApprovalBroker(callbackResolver(() => Promise.reject(new Error('tty closed'))));
+    expect((await failing.request(input())).decidedBy).toBe('prompt-error');
+    const cancelled = new ApprovalBroker(manualResolver().resolver);
+    expect((await cancelled.request(input({ signal: AbortSignal.abort() }))).decidedBy).toBe('cancelled');
+    cancelled.close();
+    expect((await cancelled.request(input())).decidedBy).toBe('closed');
+  });
 });

@@ -68,6 +68,7 @@ describe('cadre agents list', () => {
       'code-reviewer',
       'explore',
       'general-purpose',
+      'main',
       'plan',
       'tester',
     ]);
@@ -79,7 +80,7 @@ describe('cadre agents list', () => {
     const run = await cadre(['agents', 'list', '--json']);
     expect(run.code).toBe(0);
     const agents = JSON.parse(run.stdout) as Record<string, unknown>[];
-    expect(agents).toHaveLength(5);
+    expect(agents).toHaveLength(6);
     for (const agent of agents) {
       expect(Object.keys(agent)).toEqual(
         expect.arrayContaining(['name', 'description', 'source', 'path', 'tools', 'model', 'overrides']),
@@ -226,10 +227,11 @@ describe('cadre agents show', () => {
     expect(validate.code).toBe(0);
     const file = path.join(project, '.claude/agents/gh.md');
     expect(validate.stdout).toContain(
-      `warning: ${file}: tools: mcp__github__*: not in effect: no MCP server "github"`,
+      `warning: ${file}: tools: no MCP server "github" is configured (add it to .mcp.json`,
     );
+    expect(validate.stdout).toContain(`warning: ${file}: tools: no MCP server "jira" is configured`);
     expect(validate.stdout).toContain(`warning: ${file}:5: isolation: worktree: not in effect:`);
-    expect(validate.stdout).toMatch(/6 agents loaded, 0 errors, 4 warnings\n$/);
+    expect(validate.stdout).toMatch(/7 agents loaded, 0 errors, 4 warnings\n$/);
   });
 
   it('--json prints the whole definition', async () => {
@@ -249,7 +251,7 @@ describe('cadre agents show', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      'cadre: unknown agent "explor" (did you mean "explore"?)\navailable agents: bash, code-reviewer, explore, general-purpose, plan\n',
+      'cadre: unknown agent "explor" (did you mean "explore"?)\navailable agents: bash, code-reviewer, explore, general-purpose, main, plan\n',
     );
   });
 });
@@ -272,13 +274,13 @@ describe('cadre agents validate', () => {
     expect(run.stdout).toContain(
       `warning: ${path.join(project, '.claude/agents/old.md')}:5: skills: is a Claude Code field cadre does not implement; ignored`,
     );
-    expect(run.stdout).toMatch(/6 agents loaded, 2 errors, 1 warning\n$/);
+    expect(run.stdout).toMatch(/7 agents loaded, 2 errors, 1 warning\n$/);
     noStack(run);
   });
 
   it('exits 0 when everything is valid', async () => {
     const run = await cadre(['agents', 'validate']);
-    expect(run).toEqual({ code: 0, stdout: '5 agents loaded, 0 errors, 0 warnings\n', stderr: '' });
+    expect(run).toEqual({ code: 0, stdout: '6 agents loaded, 0 errors, 0 warnings\n', stderr: '' });
   });
 
   it('checks only the given files and directories', async () => {

@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events.js';
 import { writeLong } from '../../../src/host/cli/context.js';
-import { progressPrinter, refusalText } from '../../../src/host/cli/commands/progress.js';
+import { progressPrinter } from '../../../src/host/cli/commands/progress.js';
 import { EffectTally } from '../../../src/host/agents/effect-tally.js';
+import { refusalText } from '../../../src/host/refusal-text.js';
 import { terminalCleaner, terminalText } from '../../../src/host/terminal-text.js';
 
 const MiB = 1024 * 1024;

@@ -137,7 +137,9 @@ async function attack(commands: string[], mode: string): Promise<{ results: stri
     },
     project.dir,
   );
-  expect(r.code, r.stderr).toBe(0);
+  // Every attack is refused, and a run whose commands were refused exits 1 and says so.
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.stderr).toMatch(/writes and commands of \d+ this run tried were refused/);
   // The tool result of turn k is in the request of turn k + 1.
   const results = server.requests.slice(1).map((req) => {
     const last = req.body.messages.at(-1);

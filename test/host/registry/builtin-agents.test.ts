@@ -15,17 +15,18 @@ async function builtin(name: string) {
 }
 
 describe('built-in agents', () => {
-  it('are exactly the five documented ones', async () => {
+  it('are exactly the six documented ones', async () => {
     expect((await readdir(BUILTIN_AGENTS_DIR)).sort()).toEqual([
       'bash.md',
       'code-reviewer.md',
       'explore.md',
       'general-purpose.md',
+      'main.md',
       'plan.md',
     ]);
   });
 
-  it.each(['general-purpose', 'explore', 'plan', 'bash', 'code-reviewer'])(
+  it.each(['general-purpose', 'explore', 'plan', 'bash', 'code-reviewer', 'main'])(
     '%s has a model alias, limits and a substantial prompt',
     async (name) => {
       const agent = await builtin(name);
@@ -39,6 +40,14 @@ describe('built-in agents', () => {
 
   it('general-purpose has every tool', async () => {
     expect((await builtin('general-purpose')).tools).toEqual(ToolName.options);
+  });
+
+  it("main (the chat's main agent) has every tool, Task included, and a long turn", async () => {
+    const main = await builtin('main');
+    expect(main.tools).toEqual(ToolName.options);
+    expect(main.tools).toContain('Task');
+    expect(main.timeout).toBeGreaterThanOrEqual(1800);
+    expect(main.prompt).toMatch(/list at the end of these instructions/);
   });
 
   it('explore is read-only and honours the thoroughness words', async () => {

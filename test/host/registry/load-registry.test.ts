@@ -256,6 +256,7 @@ describe('sources', () => {
       ['code-reviewer', 'builtin'],
       ['explore', 'builtin'],
       ['general-purpose', 'builtin'],
+      ['main', 'builtin'],
       ['plan', 'builtin'],
     ]);
   });

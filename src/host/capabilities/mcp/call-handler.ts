@@ -18,7 +18,7 @@ export function mcpCallHandler(
     const r = raw as { tool?: unknown; input?: unknown };
     const keys = typeof r?.input === 'object' && r.input !== null ? Object.keys(r.input).slice(0, 20) : [];
     const summary = `${String(r?.tool ?? '').slice(0, 200)} (input keys: ${keys.join(', ') || 'none'})`;
-    return audited(ctx, 'mcp.call', summary, async () => {
+    return audited(ctx, 'mcp.call', summary, async (call) => {
       const req = parseRequest('mcp.call', raw);
       const entry = table.get(req.tool);
       if (!entry)
@@ -26,11 +26,13 @@ export function mcpCallHandler(
           'not_granted',
           `no MCP tool named "${req.tool}" is available to this agent; use only the tools it was offered`,
         );
+      // The tool's own name is the server's choice: it is shown to a person, made inert.
+      const line = `call ${entry.name} (tool "${terminalText(entry.tool, { multiline: false })}" of MCP server "${entry.server}") with ${keys.length} input field${keys.length === 1 ? '' : 's'}`;
       const reason = await authorize(
         ctx,
+        call,
         { capability: 'mcp.call', tool: entry.name, readOnly: entry.readOnly },
-        // The tool's own name is the server's choice: it is shown to a person, made inert.
-        `call ${entry.name} (tool "${terminalText(entry.tool, { multiline: false })}" of MCP server "${entry.server}") with ${keys.length} input field${keys.length === 1 ? '' : 's'}`,
+        { action: `call ${entry.name}`, summary: line, detail: () => JSON.stringify(req.input, null, 2) },
       );
       const result = await callLinked(entry, req.input, ctx.signal);
       return {

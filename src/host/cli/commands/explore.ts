@@ -1,8 +1,11 @@
 // `cadre explore <question...>`: one explore agent per question, all in parallel; each report is
 // printed under its question (or, with --json, an array of TaskOutput objects with `question` and
-// `refused`). A question given as `-` is read from standard input. Ctrl-C, SIGTERM and SIGHUP
+// `refused`). A question given as `-` is read from standard input. On a terminal the live agent tree
+// and a prompt for asks are drawn on stderr, with only how each agent ended, notices and refusals
+// printed above them; elsewhere plain progress lines, asks denied. Ctrl-C, SIGTERM and SIGHUP
 // cancel every agent (each recorded as cancelled) and exit 130, 143, 129.
 import type { Command } from 'commander';
+import type { AgentEvent } from '../../../shared/events.js';
 import type { TaskOutput } from '../../../shared/task.js';
 import { EffectTally } from '../../agents/effect-tally.js';
 import type { TaskHandle } from '../../runtime.js';
@@ -10,10 +13,14 @@ import type { CliContext } from '../context.js';
 import { globalOptions, UsageError, writeJson, writeLong } from '../context.js';
 import { promptsFrom } from '../prompt-input.js';
 import { onStopSignals } from '../stop-signals.js';
+import { terminalSession } from '../terminal-session.js';
 import { progressPrinter } from './progress.js';
 import { addRunFlags, rangedFlag, runtimeFromFlags, type RunFlags } from './run-options.js';
 
 const LEVELS = ['quick', 'medium', 'very-thorough'] as const;
+
+/** The progress lines printed above the live tree: what the tree does not show, or shows only briefly. */
+const UNDER_TREE: ReadonlySet<AgentEvent['type']> = new Set(['agent-end', 'notice', 'effect-refused']);
 
 /** Registers `cadre explore`. */
 export function registerExploreCommand(program: Command, ctx: CliContext): void {
@@ -37,14 +44,39 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
       const { clean } = await globalOptions(command, ctx);
       let stop: () => void = () => undefined;
       const signals = onStopSignals(() => stop());
-      const runtime = await runtimeFromFlags(command, ctx, flags).catch((error: unknown) => {
+      // Standard input that held a question cannot also give the prompt its keys.
+      const term = questions.includes('-') ? undefined : terminalSession(ctx, { tree: true });
+      const runtime = await runtimeFromFlags(
+        command,
+        ctx,
+        flags,
+        term ? { approvals: term.approvals } : {},
+      ).catch((error: unknown) => {
+        term?.close();
         signals.dispose();
         return Promise.reject(error);
       });
+      term?.attach(runtime.approvals);
       // A signal cancels every run started so far, and each one that starts after it.
       const started: TaskHandle[] = [];
       stop = () => started.forEach((h) => h.stop());
       const level = flags.thoroughness.replace('-', ' ');
+      // Progress lines name the question each agent works on; under the live tree only how each
+      // ended, notices and refusals (the tree shows the rest).
+      const progress = (question: string, tally: EffectTally | undefined) => {
+        const print = progressPrinter(
+          term?.io ?? ctx.io,
+          (e) => (e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId),
+          clean,
+          tally,
+          term ? UNDER_TREE : undefined,
+        );
+        if (!term) return print;
+        return (event: AgentEvent) => {
+          term.onEvent(event);
+          print(event);
+        };
+      };
       try {
         const tallies = list.map(() => new EffectTally());
         const launch = async (handle: Promise<TaskHandle>) => {
@@ -64,21 +96,14 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
                   ...(timeout ? { timeout } : {}),
                   ...(maxTurns ? { max_turns: maxTurns } : {}),
                 },
-                {
-                  // Progress lines name the question each agent works on.
-                  onEvent: progressPrinter(
-                    ctx.io,
-                    (e) => (e.depth === 0 ? `${e.agentId} "${question.slice(0, 40)}"` : e.agentId),
-                    clean,
-                    tallies[i],
-                  ),
-                  events: false,
-                },
+                { onEvent: progress(question, tallies[i]), events: false },
               ),
             ),
           ),
         );
         const outputs: TaskOutput[] = await Promise.all(handles.map((h) => h.result));
+        // The tree goes before the reports are printed: erasing it later would erase them.
+        term?.close();
         if (flags.json) {
           const rows = outputs.map((o, i) => ({
             question: list[i],
@@ -96,6 +121,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
         }
         ctx.exitCode = signals.exitCode ?? (outputs.every((o) => o.status === 'completed') ? 0 : 1);
       } finally {
+        term?.close();
         signals.dispose();
         await runtime.close();
       }

@@ -3,6 +3,7 @@
 // tool or an agent file wrote goes through the terminal cleaner.
 import type { AgentEvent } from '../../../shared/events.js';
 import { EffectTally } from '../../agents/effect-tally.js';
+import { refusalText } from '../../refusal-text.js';
 import { terminalCleaner, type TerminalCleaner } from '../../terminal-text.js';
 import type { CliIO } from '../context.js';
 
@@ -17,37 +18,22 @@ function brief(input: unknown): string {
 }
 
 /**
- * The first sentence of a refusal's reason, short enough for a progress line. The policy writes a
- * reason as "what; the way in" in one sentence, so the way in stays when it has one.
- */
-function firstSentence(reason: string): string {
-  const sentence = /^.*?\.(?=\s|$)/.exec(reason)?.[0] ?? reason;
-  return sentence.length > 300 ? `${sentence.slice(0, 297)}...` : sentence;
-}
-
-/** Why a call was refused, and the allow rules that would let it through when the reason's first sentence does not name them. */
-export function refusalText(event: { reason: string; allow?: string[] | undefined }): string {
-  const why = firstSentence(event.reason);
-  const missing = (event.allow ?? []).filter((rule) => !why.includes(`"${rule}"`));
-  if (missing.length === 0) return why;
-  const rules = missing.map((rule) => `"${rule}"`).join(' or ');
-  return why.endsWith('.') ? `${why} Allow it with ${rules}.` : `${why}; allow it with ${rules}`;
-}
-
-/**
  * Returns an event listener that prints progress to `io.stderr`, cleaned by `clean`. Every event
  * also goes to `tally` first, so the closing line of each run can say how many of its calls were
- * refused.
+ * refused; `shown`, when given, limits the lines printed to those event types (the tally still sees
+ * every event).
  */
 export function progressPrinter(
   io: CliIO,
   label?: (event: AgentEvent) => string,
   clean: TerminalCleaner = terminalCleaner(false),
   tally: EffectTally = new EffectTally(),
+  shown?: ReadonlySet<AgentEvent['type']>,
 ): (event: AgentEvent) => void {
   const c = clean.line;
   return (event) => {
     tally.observe(event);
+    if (shown !== undefined && !shown.has(event.type)) return;
     const who = c(label?.(event) ?? event.agentId);
     const indent = '  '.repeat(event.depth);
     switch (event.type) {

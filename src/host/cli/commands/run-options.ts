@@ -3,6 +3,7 @@
 import { registryCacheDir } from '../../registry/registry-cache.js';
 import type { Command } from 'commander';
 import { PermissionMode } from '../../../shared/task.js';
+import type { Resolver } from '../../approvals/types.js';
 import { modelConfigFor, modelNameProblem } from '../../agents/model-resolve.js';
 import { RANGES, rangeProblem, type RangedKey } from '../../../shared/ranges.js';
 import { formatIssue } from '../../registry/index.js';
@@ -65,14 +66,15 @@ export function permissionMode(value: string | undefined): PermissionMode | unde
 }
 
 /**
- * Builds the runtime for a command from the global and run flags. `askTrust: false` (batches)
- * never asks on the terminal whether to trust project MCP servers: untrusted ones are refused.
+ * Builds the runtime for a command from the global and run flags. `approvals` answers asks
+ * (default: deny). `askTrust: false` (batches, chat) never asks on the terminal whether to trust
+ * project MCP servers: untrusted ones are refused, with a notice naming `cadre mcp trust`.
  */
 export async function runtimeFromFlags(
   command: Command,
   ctx: CliContext,
   flags: RunFlags,
-  options: { askTrust?: boolean } = {},
+  options: { askTrust?: boolean; approvals?: Resolver } = {},
 ): Promise<Runtime> {
   const global = await globalOptions(command, ctx);
   const mode = permissionMode(flags.permissionMode);
@@ -85,6 +87,7 @@ export async function runtimeFromFlags(
     throw new UsageError(`--isolation: expected thread or process, got "${flags.isolation}"`);
   }
   const trust = options.askTrust === false ? undefined : terminalTrustPrompt();
+  const approvals = options.approvals;
   const runtime = await createRuntime({
     ...(trust ? { mcpTrust: trust } : {}),
     cwd: global.cwd,
@@ -100,6 +103,7 @@ export async function runtimeFromFlags(
     ...(flags.isolation === 'thread' || flags.isolation === 'process' ? { isolation: flags.isolation } : {}),
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
+    ...(approvals ? { approvals } : {}),
     // Only for cadre's own tests: lets a `fault:<kind>` prompt make its worker fail on purpose.
     ...(ctx.env.CADRE_FAULT_INJECTION === '1' ? { allowFaultInjection: true } : {}),
   });

@@ -1,5 +1,6 @@
 // `cadre run <agent> <prompt...>`: one agent run; prints its final text, or with --json one
-// TaskOutput object (plus `refused`). Progress goes to stderr. `-` as the prompt reads it from
+// TaskOutput object (plus `refused`). Progress goes to stderr; on a terminal, asks are answered at a
+// prompt drawn there (terminal-session.ts), elsewhere denied. `-` as the prompt reads it from
 // standard input. Exit 0 only when the run completed and every write and command it tried was
 // carried out (see runExitCode); Ctrl-C, SIGTERM and SIGHUP cancel it and exit 130, 143, 129.
 import type { Command } from 'commander';
@@ -9,6 +10,7 @@ import type { CliContext } from '../context.js';
 import { globalOptions, UsageError, writeJson, writeLong } from '../context.js';
 import { promptsFrom } from '../prompt-input.js';
 import { onStopSignals } from '../stop-signals.js';
+import { terminalSession } from '../terminal-session.js';
 import { progressPrinter } from './progress.js';
 import { addRunFlags, rangedFlag, runtimeFromFlags, type RunFlags } from './run-options.js';
 
@@ -35,8 +37,8 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
     .option('--resume <id>', 'continue a finished run of this agent type (its agentId) with the prompt')
     .action(
       async (agent: string, words: string[], flags: RunFlags & { resume?: string }, command: Command) => {
-        const [prompt = ''] =
-          words.length === 1 && words[0] === '-' ? await promptsFrom(words, 'run') : [words.join(' ').trim()];
+        const fromStdin = words.length === 1 && words[0] === '-';
+        const [prompt = ''] = fromStdin ? await promptsFrom(words, 'run') : [words.join(' ').trim()];
         if (!prompt) throw new UsageError('run: the prompt is empty');
         const timeout = rangedFlag('--timeout', flags.timeout, 'timeout');
         const maxTurns = rangedFlag('--max-turns', flags.maxTurns, 'maxTurns');
@@ -44,10 +46,21 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
         // Listening before the runtime starts: a signal during start-up cancels the run as it begins.
         let stop: () => void = () => undefined;
         const signals = onStopSignals(() => stop());
-        const runtime = await runtimeFromFlags(command, ctx, flags).catch((error: unknown) => {
+        // On a terminal, asks go to a prompt on stderr; elsewhere (and when standard input held the
+        // prompt, so no key can be read from it) they are denied as before.
+        const term = fromStdin ? undefined : terminalSession(ctx, { tree: false });
+        const io = term?.io ?? ctx.io;
+        const runtime = await runtimeFromFlags(
+          command,
+          ctx,
+          flags,
+          term ? { approvals: term.approvals } : {},
+        ).catch((error: unknown) => {
+          term?.close();
           signals.dispose();
           return Promise.reject(error);
         });
+        term?.attach(runtime.approvals);
         const tally = new EffectTally();
         try {
           const handle = await runtime.task(
@@ -58,11 +71,13 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
               ...(maxTurns ? { max_turns: maxTurns } : {}),
               ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
             },
-            { onEvent: progressPrinter(ctx.io, undefined, clean, tally), events: false },
+            { onEvent: progressPrinter(io, undefined, clean, tally), events: false },
           );
           stop = handle.stop;
           if (signals.received) stop();
           const output = await handle.result;
+          // The prompt's region goes before the result is printed: erasing it later would erase that.
+          term?.close();
           const counts = tally.counts();
           if (flags.json) writeJson(ctx.io.stdout, { ...output, refused: counts.refused });
           else {
@@ -77,6 +92,7 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
           if (note) ctx.io.stderr(`cadre: note: ${note}\n`);
           ctx.exitCode = signals.exitCode ?? runExitCode(output, counts);
         } finally {
+          term?.close();
           signals.dispose();
           await runtime.close();
         }

@@ -103,7 +103,15 @@ describe('the mcp.call handler', () => {
     const { call, lines, refused } = handler({ table, mode: 'default' });
     const out = await call({ tool: 'mcp__fixture__danger', input: { what: 'prod' } });
     expect(!out.ok && out.error.code).toBe('approval_denied');
-    expect(lines).toEqual([expect.objectContaining({ decision: 'deny', errorCode: 'approval_denied' })]);
+    // The policy asked, and the non-interactive answer refused.
+    expect(lines).toEqual([
+      expect.objectContaining({
+        decision: 'ask',
+        approval: 'deny',
+        decidedBy: 'non-interactive',
+        errorCode: 'approval_denied',
+      }),
+    ]);
     expect(refused).toEqual([
       expect.objectContaining({
         capability: 'mcp.call',

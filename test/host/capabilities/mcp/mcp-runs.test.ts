@@ -163,7 +163,8 @@ describe('MCP tools in runs', () => {
           reason: expect.stringContaining('fixture/echo') as string,
         }),
         expect.objectContaining({
-          decision: 'deny',
+          decision: 'ask',
+          approval: 'deny',
           ok: false,
           errorCode: 'approval_denied',
           args: { summary: 'mcp__fixture__danger (input keys: what)' },
