@@ -7,7 +7,17 @@ const boundary = (group, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.ci/**', 'bench/results/**', '.scratch/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.ci/**',
+      'bench/results/**',
+      '.scratch/**',
+      'bench/explore-eval/.corpora/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,64 @@
+// Asks one question the way a user does: the compiled CLI, `cadre explore "question" --json`, in
+// the package's directory, with no API key (so the embedded offline model answers) and a home
+// directory of its own (so no user config changes the outcome).
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { EVAL_DIR } from './corpora.js';
+
+/** The compiled CLI. */
+export const CLI = path.resolve(EVAL_DIR, '..', '..', 'dist', 'host', 'cli', 'cadre.mjs');
+
+/** What one explore run gave. */
+export interface ExploreRun {
+  status: string;
+  report: string;
+  /** The run's own duration, as the TaskOutput reports it. */
+  durationMs: number;
+  /** The whole CLI process, start to exit. */
+  wallMs: number;
+  toolCalls: number;
+}
+
+/** Runs `cadre explore <question> --json` in `dir`. */
+export async function explore(dir: string, question: string, extra: string[] = []): Promise<ExploreRun> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'cadre-eval-home-'));
+  try {
+    const started = performance.now();
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, 'explore', question, '--json', ...extra], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', HOME: home },
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', reject);
+      child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+    });
+    const wallMs = performance.now() - started;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(stdout);
+    } catch {
+      throw new Error(`cadre explore exited ${code} without JSON output: ${stderr.slice(-500)}`);
+    }
+    const first = (Array.isArray(parsed) ? parsed[0] : undefined) as
+      { status?: string; result?: string; durationMs?: number; toolCalls?: number } | undefined;
+    return {
+      status: first?.status ?? 'missing',
+      report: first?.result ?? '',
+      durationMs: first?.durationMs ?? NaN,
+      wallMs,
+      toolCalls: first?.toolCalls ?? 0,
+    };
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
