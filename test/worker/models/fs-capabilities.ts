@@ -3,7 +3,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { GrantedCapabilities } from '../../../src/shared/capabilities.js';
-import { globToRegExp } from '../../../src/worker/models/offline/tool-output.js';
+import { globToRegExp } from '../../../src/shared/glob.js';
 
 async function walk(root: string, dir = root): Promise<{ rel: string; mtimeMs: number }[]> {
   const out: { rel: string; mtimeMs: number }[] = [];
@@ -29,7 +29,7 @@ export function fsCapabilities(root: string): GrantedCapabilities {
         req.path === undefined
           ? ''
           : `${path.relative(root, abs(req.path)).split(path.sep).join('/')}/`.replace(/^\/$/, '');
-      const re = globToRegExp(req.pattern);
+      const re = globToRegExp(req.pattern, { dot: true });
       const files = (await walk(root))
         .filter((f) => f.rel.startsWith(base) && re.test(f.rel.slice(base.length)))
         .sort((a, b) => b.mtimeMs - a.mtimeMs || (a.rel < b.rel ? -1 : 1)); // newest first, like the host

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS } from '../../../src/shared/run-spec.js';
 import type { LoopTools } from '../../../src/worker/agent-loop.js';
 import { createOfflineClient, OFFLINE_NOTICE } from '../../../src/worker/models/offline.js';
-import { extractTerms } from '../../../src/worker/models/offline/keywords.js';
 import { runTool, toolDefinitionsFor } from '../../../src/worker/tools/index.js';
 import { fsCapabilities } from './fs-capabilities.js';
 import { drive, makeSpec, ofType } from './loop-support.js';
@@ -60,13 +59,14 @@ const offlineRun = (prompt: string, tools: LoopTools) =>
   drive({ spec: makeSpec({ prompt, system: 'You explore code.' }), client: createOfflineClient(), tools });
 
 describe('offline model', () => {
-  it('searches with the real tools and reports file:line references', async () => {
+  it('searches with the real tools and leads with a ranked answer of real file:line references', async () => {
     const tools = realTools(['Glob', 'Grep', 'Read']);
     const { events, result } = await offlineRun(
       'Where is `runAgentLoop` defined and how is maxTurns enforced?',
       tools,
     );
     expect(result.status).toBe('completed');
+    // Discovery, confirming reads, report.
     expect(result.turns).toBe(3);
     const firstLine = result.result.split('\n')[0] ?? '';
     expect(firstLine).toBe(OFFLINE_NOTICE);
@@ -74,25 +74,31 @@ describe('offline model', () => {
     expect(firstLine).toContain('export ANTHROPIC_API_KEY=');
     expect(firstLine).toContain('ANTHROPIC_BASE_URL');
     expect(firstLine).toContain('--model');
-    // Real line numbers from the real files.
-    expect(result.result).toContain('- `src/agent-loop.ts:4`: `export async function* runAgentLoop(deps) {`');
-    expect(result.result).toContain('- `README.md:3`: `Call runAgentLoop to run an agent.`');
+    // The answer comes first, then the evidence; every line number is the real one.
+    expect(result.result).toContain(
+      'Most likely: `src/agent-loop.ts:4` — defines `runAgentLoop`: `export async function* runAgentLoop(deps) {`',
+    );
+    expect(result.result.indexOf('Most likely:')).toBeLessThan(result.result.indexOf('## Evidence'));
     expect(result.result).toContain('- `src/agent-loop.ts:6`: `if (turns >= deps.spec.maxTurns) return;`');
-    expect(result.result).toContain('- `src/config/limits.ts:2`: `// maxTurns comes from the agent file.`');
+    expect(result.result).toMatch(
+      /`src\/config\/limits\.ts:2` — .*`\/\/ maxTurns comes from the agent file\.`/,
+    );
+    expect(result.result).toMatch(/`README\.md:3` — .*\(docs\): `Call runAgentLoop to run an agent\.`/);
+    // Source before docs; the file with no term in it is not cited.
+    expect(result.result.indexOf('src/agent-loop.ts:')).toBeLessThan(result.result.indexOf('README.md:'));
     expect(result.result).not.toContain('docs/notes.txt:');
-    // Turn 1 discovers (Glob + Grep files_with_matches), turn 2 looks closer (Grep -n + Read).
+    // Turn 1 discovers (definitions as content, counts per term, names), turn 2 reads to confirm.
     const calls = ofType(events, 'tool-call');
-    expect(calls.slice(0, 2).map((c) => [c.name, (c.input as { output_mode?: string }).output_mode])).toEqual(
-      [
-        ['Glob', undefined],
-        ['Grep', 'files_with_matches'],
-      ],
+    const first = calls.filter((c) => c.name === 'Grep');
+    expect(first[0]).toMatchObject({ input: { output_mode: 'content', '-n': true, '-i': true } });
+    expect(first.slice(1).every((c) => (c.input as { output_mode?: string }).output_mode === 'count')).toBe(
+      true,
     );
-    expect(calls[2]).toMatchObject({ name: 'Grep', input: { output_mode: 'content', '-n': true } });
-    expect(calls.slice(3).every((c) => c.name === 'Read')).toBe(true);
-    expect(calls.slice(3).map((c) => (c.input as { file_path: string }).file_path)).toContain(
-      'src/agent-loop.ts',
-    );
+    const reads = calls
+      .filter((c) => c.name === 'Read')
+      .map((c) => (c.input as { file_path: string }).file_path);
+    expect(reads).toContain('src/agent-loop.ts');
+    expect(reads).not.toContain('docs/notes.txt');
     expect(ofType(events, 'tool-result').every((r) => !r.isError)).toBe(true);
     expect(ofType(events, 'text-delta').length).toBeGreaterThan(3);
   });
@@ -133,7 +139,7 @@ describe('offline model', () => {
       const quick = await reads('quick: where is widgetCount set?');
       const medium = await reads('where is widgetCount set?');
       const thorough = await reads('very thorough: where is widgetCount set?');
-      expect([quick, medium, thorough]).toEqual([2, 4, 10]);
+      expect([quick, medium, thorough]).toEqual([3, 6, 12]);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
@@ -144,8 +150,13 @@ describe('offline model', () => {
     const { events, result } = await offlineRun('What does helper.ts export?', tools);
     expect(result.status).toBe('completed');
     expect(tools.calls).not.toContain('Grep');
-    expect(ofType(events, 'tool-call').map((c) => c.name)).toEqual(['Glob', 'Glob', 'Read']);
-    expect(result.result).toContain('- `src/helper.ts:1`: `export function helper() {`');
+    const calls = ofType(events, 'tool-call');
+    expect(calls.map((c) => c.name)).toContain('Glob');
+    expect(
+      calls.filter((c) => c.name === 'Read').map((c) => (c.input as { file_path: string }).file_path),
+    ).toEqual(['src/helper.ts']);
+    expect(result.result).toContain('Most likely: `src/helper.ts:1`');
+    expect(result.result).toContain('`export function helper() {`');
   });
 
   it('reports without searching when it has no tools', async () => {
@@ -166,31 +177,7 @@ describe('offline model', () => {
       grace: { requested: () => ++turn > 1, message: () => 'Time is almost up.' },
     });
     expect(result).toMatchObject({ status: 'completed', turns: 2 });
-    expect(result.result).toContain('Keywords: `runAgentLoop`');
+    expect(result.result).toContain('Searched for: `runAgentLoop`');
     expect(result.result).toContain('`README.md`'); // what turn 1 found made it into the report
-  });
-});
-
-describe('offline keyword extraction', () => {
-  it('keeps identifiers, quoted strings and file names, drops stop words', () => {
-    const { keywords, thoroughness } = extractTerms(
-      'Very thorough: where does "retry budget" meet max_retries in src/worker/agent-loop.ts and the RetryPolicy class?',
-    );
-    expect(keywords.map((k) => [k.text, k.kind])).toEqual([
-      ['retry budget', 'quoted'],
-      ['max_retries', 'identifier'],
-      ['src/worker/agent-loop.ts', 'file'],
-      ['RetryPolicy', 'identifier'],
-      ['meet', 'word'],
-      ['class', 'word'],
-    ]);
-    expect(keywords[2]).toMatchObject({ term: 'agent-loop', glob: '**/src/worker/agent-loop.ts' });
-    expect(thoroughness).toBe('very thorough');
-  });
-
-  it('reads thoroughness words and defaults to medium', () => {
-    expect(extractTerms('quick look at the parser').thoroughness).toBe('quick');
-    expect(extractTerms('where is the parser').thoroughness).toBe('medium');
-    expect(extractTerms('where is the parser').keywords.map((k) => k.text)).toEqual(['parser']);
   });
 });

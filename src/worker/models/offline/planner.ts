@@ -1,10 +1,13 @@
 // The offline model's brain: reads the conversation (the task, its own earlier tool calls and
-// their results) and decides the next step: discovery (Glob + Grep), detail (Grep -n + Read of
-// the best files), or the final report. Stateless: everything it knows is in the messages.
+// their results) and decides the next step: discovery (definitions, counts and names, all in one
+// turn), confirmation (Read the best candidates, and once more if reading changed the top three),
+// or the final report. Stateless: everything it knows is in the messages.
 import type { ConversationMessage } from '../../../shared/events.js';
 import type { ModelRequest } from '../model-client.js';
-import { BUDGETS, extractTerms, grepPattern, type TaskTerms } from './keywords.js';
-import { parseFileList } from './tool-output.js';
+import { gatherEvidence } from './evidence.js';
+import { readQuestion, type QuestionTerms, type Thoroughness } from './question.js';
+import { rankFiles } from './ranking.js';
+import { discoveryCalls, MANIFEST, MANIFEST_READ, readCalls, type PlannedCall } from './search-plan.js';
 
 /** A tool call the offline model made, with what came back. */
 export interface ToolRecord {
@@ -18,20 +21,33 @@ export interface ToolRecord {
 /** What the conversation tells the offline model. */
 export interface OfflineState {
   task: string;
-  terms: TaskTerms;
+  question: QuestionTerms;
   /** How many assistant turns it has taken on this task. */
   phase: number;
   records: ToolRecord[];
 }
 
-/** A planned tool call. */
-export interface PlannedCall {
-  name: string;
-  input: Record<string, unknown>;
-}
-
 /** The next step: tool calls (with a one-line note), or the report. */
 export type OfflineStep = { kind: 'tools'; note: string; calls: PlannedCall[] } | { kind: 'report' };
+
+/** What each thoroughness level allows. */
+export interface SearchBudget {
+  /** Candidate files read to confirm the ranking. */
+  readFiles: number;
+  /** Lines read from each. */
+  readLines: number;
+  /** Ranked answers listed in the report. */
+  answers: number;
+  /** Matching lines quoted per file in the evidence. */
+  refsPerFile: number;
+}
+
+/** Budgets per thoroughness level. */
+export const BUDGETS: Record<Thoroughness, SearchBudget> = {
+  quick: { readFiles: 3, readLines: 2000, answers: 3, refsPerFile: 3 },
+  medium: { readFiles: 6, readLines: 2000, answers: 5, refsPerFile: 4 },
+  'very thorough': { readFiles: 12, readLines: 4000, answers: 8, refsPerFile: 8 },
+};
 
 type Block = Record<string, unknown>;
 const blocksOf = (m: ConversationMessage): Block[] =>
@@ -82,7 +98,18 @@ export function readState(messages: readonly ConversationMessage[]): OfflineStat
       }
     }
   }
-  return { task, terms: extractTerms(task), phase, records };
+  return { task, question: readQuestion(task), phase, records };
+}
+
+/** Whether discovery found a package.json at the top of the project. */
+function hasManifest(records: readonly ToolRecord[]): boolean {
+  return records.some(
+    (r) =>
+      r.name === 'Glob' &&
+      r.input['pattern'] === MANIFEST &&
+      !r.isError &&
+      r.content.split('\n').some((l) => l.trim() === MANIFEST),
+  );
 }
 
 function resultText(content: unknown): string {
@@ -100,102 +127,41 @@ function resultText(content: unknown): string {
 /** Decides the next step for a request. */
 export function planStep(request: ModelRequest, state: OfflineState): OfflineStep {
   const offered = new Set(request.tools.map((t) => t.name));
-  if (request.toolChoice === 'none' || offered.size === 0 || state.phase >= 2) return { kind: 'report' };
-  const calls = state.phase === 0 ? discovery(state.terms, offered) : detail(state, offered);
-  if (calls.length === 0) return { kind: 'report' };
-  const names = state.terms.keywords.map((k) => `\`${k.text}\``).join(', ');
-  const tools = [...new Set(calls.map((c) => c.name))].join(' and ');
-  const note =
-    state.phase === 0
-      ? `(offline model) Searching the project for ${names || 'its files'} with ${tools}.\n`
-      : `(offline model) Looking closer with ${tools}.\n`;
-  return { kind: 'tools', note, calls };
-}
-
-function discovery(terms: TaskTerms, offered: Set<string>): PlannedCall[] {
-  const calls: PlannedCall[] = [];
-  const globs = terms.keywords.flatMap((k) => (k.glob === undefined ? [] : [k.glob])).slice(0, 3);
-  const pattern = grepPattern(terms.keywords);
-  if (offered.has('Glob')) {
-    for (const glob of globs) calls.push({ name: 'Glob', input: { pattern: glob } });
-    if (globs.length === 0 || terms.keywords.some((k) => k.glob === undefined))
-      calls.push({ name: 'Glob', input: { pattern: '**/*' } });
-  }
-  if (offered.has('Grep') && pattern !== undefined) {
-    calls.push({ name: 'Grep', input: { pattern, '-i': true, output_mode: 'files_with_matches' } });
-  }
-  if (calls.length === 0 && offered.has('Read')) {
-    // Nothing to search with: read the files the task names outright.
-    const budget = BUDGETS[terms.thoroughness];
-    for (const k of terms.keywords
-      .filter((k) => k.kind === 'file' && k.term !== undefined)
-      .slice(0, budget.readFiles)) {
-      calls.push({ name: 'Read', input: { file_path: k.text, limit: budget.readLines } });
+  if (request.toolChoice === 'none' || offered.size === 0) return { kind: 'report' };
+  const q = state.question;
+  const planned = discoveryCalls(q, offered);
+  if (state.phase === 0) {
+    if (planned.length === 0) {
+      // Nothing to search for: show the layout.
+      if (!offered.has('Glob')) return { kind: 'report' };
+      return {
+        kind: 'tools',
+        note: '(offline model) Listing the project.\n',
+        calls: [{ name: 'Glob', purpose: 'names', input: { pattern: '**/*' } }],
+      };
     }
+    const names = q.terms.filter((t) => t.kind !== 'concept').map((t) => `\`${t.text}\``);
+    return {
+      kind: 'tools',
+      note: `(offline model) Searching the project for ${names.join(', ')}.\n`,
+      calls: planned,
+    };
   }
-  return calls;
-}
-
-function detail(state: OfflineState, offered: Set<string>): PlannedCall[] {
-  const calls: PlannedCall[] = [];
-  const budget = BUDGETS[state.terms.thoroughness];
-  const pattern = grepPattern(state.terms.keywords);
-  if (offered.has('Grep') && pattern !== undefined) {
-    calls.push({
-      name: 'Grep',
-      input: { pattern, '-i': true, '-n': true, output_mode: 'content', head_limit: budget.grepLines },
-    });
-  }
-  if (offered.has('Read')) {
-    const alreadyRead = new Set(
-      state.records.filter((r) => r.name === 'Read').map((r) => String(r.input['file_path'])),
-    );
-    const files = rankFiles(state, !offered.has('Grep')).filter((f) => !alreadyRead.has(f));
-    for (const file of files.slice(0, budget.readFiles))
-      calls.push({ name: 'Read', input: { file_path: file, limit: budget.readLines } });
-  }
-  return calls;
-}
-
-/** Build output, vendored code, generated typings and hidden directories: found, but read last. */
-export const LOW_VALUE = /(?:^|\/)(?:dist|build|out|vendor|coverage|\.[^/]+)\/|\.d\.ts$|\.min\.[a-z]+$/i;
-
-const BINARY =
-  /\.(?:png|jpe?g|gif|ico|webp|pdf|zip|gz|tgz|jar|woff2?|ttf|otf|mp[34]|wasm|lock|map)$|(?:^|\/)package-lock\.json$/i;
-
-/**
- * Files worth reading, best first: those Grep found, those whose path names a keyword, the file
- * names the task gave. With `fallback` (no Grep to narrow things down) and no such file, any file, READMEs first.
- */
-export function rankFiles(state: OfflineState, fallback: boolean): string[] {
-  const listed = new Set<string>();
-  const grepped = new Set<string>();
-  for (const r of state.records) {
-    if (r.isError) continue;
-    if (r.name === 'Glob') for (const f of parseFileList(r.content)) listed.add(f);
-    if (r.name === 'Grep' && r.input['output_mode'] === 'files_with_matches') {
-      for (const f of parseFileList(r.content)) grepped.add(f);
-    }
-  }
-  const scored = [...new Set([...listed, ...grepped])]
-    .filter((f) => !BINARY.test(f))
-    .map((file) => {
-      const lower = file.toLowerCase();
-      const base = lower.split('/').pop() ?? lower;
-      let score = grepped.has(file) ? 4 : 0;
-      for (const k of state.terms.keywords) {
-        if (k.kind === 'file' && base === (k.text.split('/').pop() ?? '').toLowerCase()) score += 6;
-        if (k.term !== undefined && lower.includes(k.term.toLowerCase())) score += 3;
-      }
-      if (score > 0 && LOW_VALUE.test(file)) score -= 3;
-      return { file, score, readme: /^readme/i.test(base) };
-    });
-  scored.sort((a, b) => b.score - a.score || Number(b.readme) - Number(a.readme) || compare(a.file, b.file));
-  const useful = scored.filter((s) => s.score > 0);
-  return (useful.length > 0 || !fallback ? useful : scored).map((s) => s.file);
-}
-
-/** Code-unit order: the same on every machine and locale. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  if (state.phase > 2 || !offered.has('Read')) return { kind: 'report' };
+  const budget = BUDGETS[q.thoroughness];
+  const read = new Set(
+    state.records.filter((r) => r.name === 'Read').map((r) => String(r.input['file_path'])),
+  );
+  const ranked = rankFiles(q, state.task, gatherEvidence(state.records, planned));
+  // First confirmation: the best candidates; a second only when reading changed the top three.
+  const pool = state.phase === 1 ? ranked.slice(0, budget.readFiles) : ranked.slice(0, 3);
+  const files = pool.map((r) => r.file).filter((f) => !read.has(f));
+  if (files.length === 0) return { kind: 'report' };
+  const calls = readCalls(files, budget.readLines);
+  if (state.phase === 1 && hasManifest(state.records)) calls.push(MANIFEST_READ);
+  return {
+    kind: 'tools',
+    note: `(offline model) Reading ${files.length === 1 ? 'the best candidate' : `the ${files.length} best candidates`} to confirm.\n`,
+    calls,
+  };
 }

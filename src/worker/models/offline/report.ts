@@ -1,145 +1,142 @@
-// The offline model's findings report: per keyword the files and `path:line` references with the
-// matching line, then a short summary. Built only from the tool results in the conversation, in a
-// fixed order, so the same files always give the same report.
-import { BUDGETS, type Keyword } from './keywords.js';
-import { compare, LOW_VALUE, rankFiles, type OfflineState, type ToolRecord } from './planner.js';
-import {
-  globToRegExp,
-  parseFileList,
-  parseGrepContent,
-  parseReadContent,
-  type LineRef,
-} from './tool-output.js';
+// The offline model's report. It leads with a short ranked answer ("Most likely: `path:line` —
+// why"), then the evidence: what each term matched across the project (exact file counts), and
+// the lines of the best files. Built only from the tool results in the conversation, in a fixed
+// order, so the same files always give the same report.
+import { gatherEvidence, type Evidence } from './evidence.js';
+import { BUDGETS, type OfflineState } from './planner.js';
+import { rankFiles, type Ranked } from './ranking.js';
+import { discoveryCalls } from './search-plan.js';
+import { lineMatcher } from './line-terms.js';
+import { isWordLike } from './terms.js';
+import { parseDefinitions } from './definitions.js';
 
 /** The first line of every offline report: where it came from and how to get a real model. */
 export const OFFLINE_NOTICE =
   "**Offline model** (no API key configured): this report comes from cadre's built-in offline model, a deterministic keyword search, not an LLM. " +
   'To use a real model: `export ANTHROPIC_API_KEY=...`, or set `ANTHROPIC_BASE_URL` for an Anthropic-compatible server, or pass `--model`.';
 
-const MAX_LINE = 160;
+const MAX_LINE = 140;
+/** Files listed per term in the evidence. */
+const FILES_PER_TERM = 5;
 
 /** Writes the report for the conversation state; `offered` are the tool names the agent had. */
 export function buildReport(state: OfflineState, offered: readonly string[]): string {
-  const { terms, records } = state;
-  const budget = BUDGETS[terms.thoroughness];
-  const listed = new Set<string>();
-  const grepped = new Set<string>();
-  const lines = new Map<string, LineRef>();
-  const failures: string[] = [];
-  let readCount = 0;
-  for (const r of records) {
-    if (r.isError) {
-      failures.push(`${r.name} ${describeInput(r)} failed: ${firstLine(r.content)}`);
-      continue;
-    }
-    if (r.name === 'Glob') for (const f of parseFileList(r.content)) listed.add(f);
-    else if (r.name === 'Grep' && r.input['output_mode'] === 'files_with_matches')
-      for (const f of parseFileList(r.content)) grepped.add(f);
-    else if (r.name === 'Grep') for (const ref of parseGrepContent(r.content)) lines.set(key(ref), ref);
-    else if (r.name === 'Read') {
-      readCount++;
-      const path = String(r.input['file_path']);
-      for (const ref of parseReadContent(r.content, path, Number(r.input['offset'] ?? 1)))
-        if (!lines.has(key(ref))) lines.set(key(ref), ref);
-    }
-  }
-  for (const ref of lines.values()) grepped.add(ref.path);
-
-  const out: string[] = [
-    OFFLINE_NOTICE,
-    '',
-    `## Findings: ${firstLine(state.task).slice(0, 120) || '(no task text)'}`,
-    '',
-  ];
-  const keywordList = terms.keywords.map((k) => `\`${k.text}\``).join(', ');
-  out.push(
-    `Keywords: ${keywordList || '(none found in the task)'} · thoroughness: ${terms.thoroughness}`,
-    '',
-  );
+  const q = state.question;
+  const budget = BUDGETS[q.thoroughness];
+  const ev = gatherEvidence(state.records, discoveryCalls(q, new Set(offered)));
+  const ranked = rankFiles(q, state.task, ev);
+  const top = ranked.slice(0, budget.answers);
+  const question = firstLine(state.task).slice(0, 120) || '(no task text)';
+  const out: string[] = [OFFLINE_NOTICE, '', `## Answer: ${question}`, ''];
   if (!offered.some((t) => t === 'Glob' || t === 'Grep' || t === 'Read')) {
     out.push(
       'This agent was given none of the search tools (Glob, Grep, Read), so nothing was searched.',
       '',
     );
-  }
-
-  // Files with the most matching lines (over all keywords) lead every list; build output and vendored code trail.
-  const hits = new Map<string, number>();
-  const refsByKeyword = terms.keywords.map((k) => refsFor(k, lines));
-  for (const refs of refsByKeyword) for (const r of refs) hits.set(r.path, (hits.get(r.path) ?? 0) + 1);
-  // A path that names the keywords (src/worker/tools for "worker tools") says more than a test
-  // that mentions them often.
-  const pathScore = (f: string) =>
-    terms.keywords.filter((k) => k.term !== undefined && f.toLowerCase().includes(k.term.toLowerCase()))
-      .length - Number(TEST_LIKE.test(f));
-  const byRelevance = (a: string, b: string) =>
-    Number(LOW_VALUE.test(a)) - Number(LOW_VALUE.test(b)) ||
-    pathScore(b) - pathScore(a) ||
-    (hits.get(b) ?? 0) - (hits.get(a) ?? 0) ||
-    compare(a, b);
-  const missing: string[] = [];
-  for (const [i, k] of terms.keywords.entries()) {
-    const refs = (refsByKeyword[i] ?? []).sort((a, b) => byRelevance(a.path, b.path) || a.line - b.line);
-    const named = [...listed, ...grepped].filter((f) => namesKeyword(f, k));
-    const files = [...new Set([...refs.map((r) => r.path), ...named])].sort(byRelevance);
-    out.push(`### \`${k.text}\``);
-    if (files.length === 0) {
-      missing.push(k.text);
-      out.push('No matches.', '');
-      continue;
-    }
+  } else if (q.terms.length === 0) {
     out.push(
-      `Files (${files.length}): ${files
-        .slice(0, 12)
-        .map((f) => `\`${f}\``)
-        .join(', ')}${files.length > 12 ? ', …' : ''}`,
+      'The question names nothing to search for (no identifier, file name or word beyond its phrasing).',
+      '',
     );
-    for (const r of refs.slice(0, budget.refsPerKeyword))
-      out.push(`- \`${r.path}:${r.line}\`: \`${clip(r.text)}\``);
-    if (refs.length > budget.refsPerKeyword)
-      out.push(`- … and ${refs.length - budget.refsPerKeyword} more matching lines`);
+  }
+  const [first, ...rest] = top;
+  if (first === undefined) {
+    if (q.terms.length > 0)
+      out.push('Most likely: nothing found. No file mentions what the question names.', '');
+  } else {
+    out.push(`Most likely: ${answerLine(first)}`);
+    if (rest.length > 0) out.push('', 'Also likely:', ...rest.map((r, i) => `${i + 2}. ${answerLine(r)}`));
     out.push('');
   }
-
+  out.push(...evidence(state, ev, top, budget.refsPerFile));
   out.push('## Summary');
   out.push(
-    `- Searched: ${listed.size} files listed, ${grepped.size} with a keyword match, ${readCount} read.`,
+    `- Searched: ${ev.known.size} files seen, ${[...ev.definitions.values()].reduce((n, l) => n + l.length, 0)} definition-shaped lines, ${ev.reads.size} files read · thoroughness: ${q.thoroughness}.`,
   );
-  const top = [...hits.entries()].sort((a, b) => byRelevance(a[0], b[0])).slice(0, 5);
-  const best =
-    top.length > 0
-      ? top.map(([f, n]) => `\`${f}\` (${n})`)
-      : rankFiles(state, false)
-          .slice(0, 5)
-          .map((f) => `\`${f}\``);
-  out.push(`- Most relevant files: ${best.length > 0 ? best.join(', ') : 'none found'}.`);
-  if (missing.length > 0) out.push(`- No matches for: ${missing.map((m) => `\`${m}\``).join(', ')}.`);
-  for (const f of failures) out.push(`- ${f}`);
+  if (ranked.length > top.length)
+    out.push(
+      `- Other candidates: ${ranked
+        .slice(top.length, top.length + 5)
+        .map((r) => `\`${r.file}\``)
+        .join(', ')}.`,
+    );
+  for (const c of ev.cut) out.push(`- ${c} returned more than it could show: its counts are lower bounds.`);
+  for (const f of ev.failures) out.push(`- ${f}`);
   out.push('- Token counts for this run are estimates (characters ÷ 4): no model was called.');
   return `${out.join('\n')}\n`;
 }
 
-function refsFor(k: Keyword, lines: Map<string, LineRef>): LineRef[] {
-  if (k.term === undefined) return [];
-  const needle = k.term.toLowerCase();
-  return [...lines.values()].filter((r) => r.text.toLowerCase().includes(needle));
+function answerLine(r: Ranked): string {
+  const note = r.kind === 'source' ? '' : ` (${r.kind === 'generated' ? 'generated or bundled' : r.kind})`;
+  const quote = r.text.trim() === '' ? '' : `: \`${clip(r.text)}\``;
+  return `\`${r.file}:${r.line}\` — ${r.why}${note}${quote}`;
 }
 
-function namesKeyword(file: string, k: Keyword): boolean {
-  if (k.glob !== undefined && globToRegExp(k.glob).test(file)) return true;
-  const base = (file.split('/').pop() ?? file).toLowerCase();
-  return k.term !== undefined && base.includes(k.term.toLowerCase());
+/** The evidence section: per term, where it matched; then the best files' lines. */
+function evidence(state: OfflineState, ev: Evidence, top: readonly Ranked[], perFile: number): string[] {
+  const q = state.question;
+  const out: string[] = ['## Evidence', ''];
+  const specific = q.terms.filter((t) => !isWordLike(t));
+  const words = q.terms.filter((t) => t.kind === 'word');
+  out.push(
+    `Searched for: ${
+      q.terms
+        .filter((t) => t.kind !== 'concept')
+        .map((t) => `\`${t.text}\``)
+        .join(', ') || '(nothing)'
+    }${
+      q.terms.some((t) => t.kind === 'concept')
+        ? ` (and related names: ${q.terms
+            .filter((t) => t.kind === 'concept')
+            .map((t) => `\`${t.text}\``)
+            .join(', ')})`
+        : ''
+    }.`,
+    '',
+  );
+  for (const t of specific) {
+    const counts = ev.termCounts.get(t);
+    if (counts === undefined) continue;
+    const files = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const lines = files.reduce((n, [, c]) => n + c, 0);
+    out.push(
+      files.length === 0
+        ? `- \`${t.text}\`: no matches.`
+        : `- \`${t.text}\`: ${lines} matching line${lines === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'} (most: ${files
+            .slice(0, FILES_PER_TERM)
+            .map(([f, c]) => `\`${f}\` ${c}`)
+            .join(', ')}).`,
+    );
+  }
+  if (words.length > 0)
+    out.push(`- Words ${words.map((w) => `\`${w.text}\``).join(', ')}: in ${ev.wordCounts.size} files.`);
+  out.push('');
+  const matcher = lineMatcher(q.terms);
+  for (const r of top.filter((x) => x.read).slice(0, 3)) {
+    const lines = ev.reads.get(r.file)?.lines ?? [];
+    const picked = lines
+      .map((l) => ({
+        l,
+        w:
+          matcher.termsIn(l.text).reduce((s, t) => s + t.weight, 0) +
+          (parseDefinitions(l.text).length > 0 && matcher.termsIn(l.text).some((t) => !isWordLike(t))
+            ? 2
+            : 0),
+      }))
+      .filter((x) => x.w > 0 && x.l.line !== r.line)
+      .sort((a, b) => b.w - a.w || a.l.line - b.l.line)
+      .slice(0, perFile)
+      .sort((a, b) => a.l.line - b.l.line);
+    if (picked.length === 0) continue;
+    out.push(`### \`${r.file}\``);
+    for (const { l } of picked) out.push(`- \`${r.file}:${l.line}\`: \`${clip(l.text)}\``);
+    out.push('');
+  }
+  return out;
 }
 
-const TEST_LIKE = /(?:^|\/)(?:test|tests|__tests__|spec)\/|\.(?:test|spec)\.[a-z]+$/i;
-const key = (r: LineRef) => `${r.path}:${r.line}`;
 const firstLine = (s: string) => (s.split('\n').find((l) => l.trim() !== '') ?? '').trim();
 const clip = (s: string) => {
   const t = s.trim().replace(/`/g, "'");
   return t.length > MAX_LINE ? `${t.slice(0, MAX_LINE)}…` : t;
 };
-
-function describeInput(r: ToolRecord): string {
-  const arg = r.input['pattern'] ?? r.input['file_path'];
-  return typeof arg === 'string' ? `\`${arg}\`` : '';
-}

@@ -1,0 +1,216 @@
+// Ranks the files the searches found: a definition of what the question names outweighs mentions
+// of it; a file that mentions many of the question's words close together outweighs one that
+// mentions one word often; a name that matches counts; and each file's kind weighs the whole, so
+// source comes before tests, docs, examples, compiled copies and bundles. Read files are judged on
+// their whole text, the rest on what the searches said of them.
+import { parseDefinitions, type Definition } from './definitions.js';
+import type { Evidence } from './evidence.js';
+import { fileKind, isMirror, kindWeight, type FileKind } from './file-class.js';
+import type { QuestionTerms } from './question.js';
+import { lineMatcher, type LineTerms } from './line-terms.js';
+import { isWordLike, nameMatch, squash, startsPart, type Term } from './terms.js';
+
+/** One ranked file, with the line that best shows why. */
+export interface Ranked {
+  file: string;
+  score: number;
+  /** The line to cite (1 when nothing narrower is known). */
+  line: number;
+  text: string;
+  why: string;
+  kind: FileKind;
+  read: boolean;
+  /** What the score is made of: definition, mentions, co-occurrence, name, and the kind's weight. */
+  parts: { definition: number; mentions: number; together: number; name: number; weight: number };
+}
+
+const SHAPE: Record<Definition['shape'], number> = {
+  function: 1,
+  class: 1,
+  method: 1,
+  key: 0.9,
+  value: 0.75,
+  alias: 0.5,
+  declaration: 0.3,
+};
+/** Lines a window of co-occurring terms spans. */
+const WINDOW = 12;
+/** Files longer than this that match a question broadly are most likely bundles. */
+const BUNDLE_LINES = 6000;
+
+interface Best {
+  score: number;
+  line: number;
+  text: string;
+  why: string;
+}
+const none: Best = { score: 0, line: 0, text: '', why: '' };
+
+/** How strongly one definition on `file` answers `term`. */
+function definitionScore(def: Definition, term: Term, file: string, classes: ReadonlySet<string>): number {
+  const q = nameMatch(def.name, term);
+  if (q === 0) return 0;
+  let owner = 1;
+  if (term.owner !== undefined) {
+    const base = (file.split('/').pop() ?? '').replace(/\..*$/, '').toLowerCase();
+    if (def.owner?.toLowerCase() === term.owner) owner = 1.5;
+    else if (def.owner !== undefined) owner = 1.1;
+    else if (base === term.owner || classes.has(term.owner)) owner = 1.3;
+  }
+  return term.weight * q * SHAPE[def.shape] * owner;
+}
+
+/** The best definition line in `lines` for the question's terms. */
+function bestDefinition(
+  lines: readonly { line: number; text: string }[],
+  terms: readonly Term[],
+  file: string,
+): Best {
+  const parsed = lines.map((l) => ({ ...l, defs: parseDefinitions(l.text) }));
+  const classes = new Set(
+    parsed.flatMap((l) => l.defs.filter((d) => d.shape === 'class').map((d) => d.name.toLowerCase())),
+  );
+  let best = none;
+  for (const l of parsed) {
+    for (const def of l.defs) {
+      const hits = terms
+        .map((t) => ({ t, s: definitionScore(def, t, file, classes) }))
+        .filter((h) => h.s > 0);
+      // A name made of several of the question's words (loadConfigFromFile) says more than each word.
+      const words = hits.filter((h) => isWordLike(h.t)).length;
+      const score = hits.reduce((sum, h) => sum + h.s, 0) * (words >= 2 ? 1 + 0.25 * (words - 1) : 1);
+      if (score > best.score)
+        best = {
+          score,
+          line: l.line,
+          text: l.text,
+          why: `defines \`${def.owner ? `${def.owner}.` : ''}${def.name}\``,
+        };
+    }
+  }
+  return best;
+}
+
+/** The window of a read file where most of the question's terms meet. */
+function bestWindow(lines: readonly { line: number; text: string }[], matcher: LineTerms): Best {
+  const per = lines.map((l) => matcher.termsIn(l.text));
+  let best = none;
+  for (let i = 0; i < per.length; i++) {
+    const seen = new Map<Term, number>();
+    for (let j = i; j < Math.min(per.length, i + WINDOW); j++)
+      for (const t of per[j] ?? []) seen.set(t, t.weight);
+    const coverage = [...seen.values()].reduce((a, b) => a + b, 0);
+    if (coverage <= best.score) continue;
+    // Cite the line in the window that holds the most.
+    let at = i;
+    let most = -1;
+    for (let j = i; j < Math.min(per.length, i + WINDOW); j++) {
+      const w = (per[j] ?? []).reduce((s, t) => s + t.weight, 0);
+      if (w > most) {
+        most = w;
+        at = j;
+      }
+    }
+    const names = [...seen.keys()].filter((t) => t.kind !== 'concept').map((t) => `\`${t.text}\``);
+    const l = lines[at] ?? { line: 0, text: '' };
+    best = {
+      score: coverage,
+      line: l.line,
+      text: l.text,
+      why: names.length > 1 ? `${names.join(', ')} together` : `mentions ${names[0] ?? 'the terms'}`,
+    };
+  }
+  return best;
+}
+
+/** Ranks every file the evidence names, best first (ties by path). */
+export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): Ranked[] {
+  // The project's own name ("where does express read NODE_ENV?") is everywhere in it: it says little.
+  const own = ev.packageName;
+  const terms = question.terms.map((t) =>
+    own !== undefined && isWordLike(t) && t.names.includes(own) ? { ...t, weight: t.weight * 0.1 } : t,
+  );
+  const q = { ...question, terms };
+  const matcher = lineMatcher(q.terms);
+  const specific = q.terms.filter((t) => !isWordLike(t));
+  const words = q.terms.filter((t) => t.kind === 'word');
+  const files = new Set([...ev.definitions.keys(), ...ev.wordCounts.keys(), ...ev.named, ...ev.reads.keys()]);
+  for (const counts of ev.termCounts.values()) for (const f of counts.keys()) files.add(f);
+  const out: Ranked[] = [];
+  for (const file of files) {
+    const kind = fileKind(file);
+    const read = ev.reads.get(file);
+    const lines = read?.lines ?? ev.definitions.get(file) ?? [];
+    const def = bestDefinition(lines, q.terms, file);
+    let mentions = 0;
+    for (const t of specific) {
+      const c =
+        ev.termCounts.get(t)?.get(file) ??
+        (read ? read.lines.filter((l) => matcher.has(l.text, t)).length : 0);
+      mentions += t.weight * Math.min(1, Math.log2(1 + c) / 4) * 0.8;
+    }
+    const window = read ? bestWindow(read.lines, matcher) : none;
+    const wordCount = ev.wordCounts.get(file) ?? 0;
+    const spread = read
+      ? window.score * 0.6
+      : Math.min(
+          words.reduce((s, t) => s + t.weight, 0),
+          Math.log2(1 + wordCount),
+        ) * 0.3;
+    const path = pathScore(file, q.terms);
+    let prior = kindWeight(kind, task) * (isMirror(file, ev.known) ? 0.25 : 1);
+    if (read && (read.total > BUNDLE_LINES || read.lines.some((l) => l.text.includes('sourceMappingURL='))))
+      prior *= 0.35;
+    const score = prior * (def.score + mentions + spread + path.score + (ev.entries.has(file) ? 0.3 : 0));
+    if (score <= 0) continue;
+    const cite = def.score > 0 && def.score >= window.score * 0.5 ? def : window.score > 0 ? window : def;
+    const firstMention = cite.line > 0 ? undefined : lines.find((l) => matcher.termsIn(l.text).length > 0);
+    out.push({
+      file,
+      score,
+      line: cite.line || firstMention?.line || 1,
+      text: cite.text || firstMention?.text || '',
+      why: cite.why || path.why || (mentions > 0 ? 'mentions the terms' : "matches the question's words"),
+      kind,
+      read: read !== undefined,
+      parts: { definition: def.score, mentions, together: spread, name: path.score, weight: prior },
+    });
+  }
+  return out.sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/** Terms a file's name or directories carry. */
+function pathScore(file: string, terms: readonly Term[]): { score: number; why: string } {
+  const parts = file.split('/');
+  const base = (parts.pop() ?? '').replace(/\.[^.]*$/, '').replace(/\.d$/, '');
+  let score = 0;
+  let why = '';
+  for (const t of terms) {
+    if (t.kind === 'concept' || t.kind === 'phrase' || t.kind === 'literal') continue;
+    if (t.kind === 'file') {
+      const named = t.text.replace(/^\.?\//, '');
+      if (file === named || file.endsWith(`/${named}`) || (parts.length === 0 && file.startsWith(named)))
+        score += t.weight;
+      else continue;
+    } else if (isWordLike(t)) {
+      if (t.names.some((s) => startsPart(base, s))) score += 0.8 * t.weight;
+      else if (parts.some((d) => t.names.some((s) => startsPart(d, s)))) score += 0.3 * t.weight;
+      else continue;
+    } else {
+      const written = t.kind === 'member' ? (t.text.split('.').pop() ?? '') : t.text.replace(/^-+/, '');
+      const name = squash(written);
+      // Case counts: `observable.ts` is not `Observable.ts`.
+      if (base === written) score += 0.6 * t.weight;
+      else if (squash(base) === name) score += 0.3 * t.weight;
+      else if (
+        t.owner !== undefined &&
+        (squash(base) === t.owner || parts.some((d) => d.toLowerCase() === t.owner))
+      )
+        score += 0.25 * t.weight;
+      else if (name.length >= 4 && squash(base).includes(name)) score += 0.2 * t.weight;
+      else continue;
+    }
+    why ||= `its name matches \`${t.text}\``;
+  }
+  return { score, why };
+}
