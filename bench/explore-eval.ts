@@ -25,6 +25,7 @@ interface Outcome {
   ranked: string[];
   rgRanked: string[];
   wallMs: number[];
+  cpuMs: number[];
   durationMs: number[];
   rgMs: number[];
   status: string;
@@ -47,6 +48,7 @@ async function countFiles(dir: string): Promise<number> {
 
 async function ask(q: Question, dir: string, repeat: number): Promise<Outcome> {
   const wallMs: number[] = [];
+  const cpuMs: number[] = [];
   const durationMs: number[] = [];
   const rgMs: number[] = [];
   const reports = new Set<string>();
@@ -61,6 +63,7 @@ async function ask(q: Question, dir: string, repeat: number): Promise<Outcome> {
     rgMs.push(rg.ms);
     const run = await explore(dir, q.question);
     wallMs.push(run.wallMs);
+    cpuMs.push(run.cpuMs);
     durationMs.push(run.durationMs);
     reports.add(run.report);
     status = run.status;
@@ -74,6 +77,7 @@ async function ask(q: Question, dir: string, repeat: number): Promise<Outcome> {
     ranked,
     rgRanked,
     wallMs,
+    cpuMs,
     durationMs,
     rgMs,
     status,
@@ -152,18 +156,24 @@ async function main(): Promise<void> {
     console.log(`by corpus (${showHeldOut ? 'all' : 'tune'} questions):`);
     for (const [name, list] of groups(tune, (o) => o.q.corpus)) console.log(table(`  ${name}`, list));
   }
-  console.log('\ntime per question (median; wall = the whole CLI process, run = the run inside it):');
-  const timing: Record<string, { files: number; wallMs: number; runMs: number; rgMs: number }> = {};
+  console.log(
+    "\ntime per question (median; wall = the whole CLI process, run = the run inside it, cpu = the process's CPU time):",
+  );
+  const timing: Record<
+    string,
+    { files: number; wallMs: number; runMs: number; cpuMs: number; rgMs: number }
+  > = {};
   for (const [name, list] of groups(outcomes, (o) => o.q.corpus)) {
     const t = {
       files: files[name] ?? 0,
       wallMs: median(list.flatMap((o) => o.wallMs)),
       runMs: median(list.flatMap((o) => o.durationMs)),
+      cpuMs: median(list.flatMap((o) => o.cpuMs)),
       rgMs: median(list.flatMap((o) => o.rgMs)),
     };
     timing[name] = t;
     console.log(
-      `  ${name.padEnd(8)} ${String(t.files).padStart(5)} files  wall ${t.wallMs.toFixed(0)} ms  run ${t.runMs.toFixed(0)} ms  (rg ${t.rgMs.toFixed(0)} ms)`,
+      `  ${name.padEnd(8)} ${String(t.files).padStart(5)} files  wall ${t.wallMs.toFixed(0)} ms  run ${t.runMs.toFixed(0)} ms  cpu ${t.cpuMs.toFixed(0)} ms  (rg ${t.rgMs.toFixed(0)} ms)`,
     );
   }
   const failed = outcomes.filter((o) => o.status !== 'completed').map((o) => o.q.id);

@@ -18,6 +18,8 @@ export interface ExploreRun {
   durationMs: number;
   /** The whole CLI process, start to exit. */
   wallMs: number;
+  /** CPU time of the whole CLI process (every thread), as it reported at exit. */
+  cpuMs: number;
   toolCalls: number;
 }
 
@@ -33,7 +35,7 @@ export async function explore(dir: string, question: string, extra: string[] = [
     }>((resolve, reject) => {
       const child = spawn(process.execPath, [CLI, 'explore', question, '--json', ...extra], {
         cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: home },
+        env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_REPORT_RESOURCES: '1' },
       });
       let out = '';
       let err = '';
@@ -43,6 +45,10 @@ export async function explore(dir: string, question: string, extra: string[] = [
       child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
     });
     const wallMs = performance.now() - started;
+    const usage = stderr.split('\n').find((l) => l.startsWith('{"cadreResources"'));
+    const resources = usage
+      ? (JSON.parse(usage) as { cadreResources: { userUs: number; systemUs: number } }).cadreResources
+      : undefined;
     let parsed: unknown;
     try {
       parsed = JSON.parse(stdout);
@@ -56,6 +62,7 @@ export async function explore(dir: string, question: string, extra: string[] = [
       report: first?.result ?? '',
       durationMs: first?.durationMs ?? NaN,
       wallMs,
+      cpuMs: resources ? (resources.userUs + resources.systemUs) / 1000 : NaN,
       toolCalls: first?.toolCalls ?? 0,
     };
   } finally {

@@ -1,14 +1,14 @@
 // Everything the tool results in the conversation say, gathered per file: which files exist, the
-// definition-shaped lines Grep found, each specific term's exact per-file counts, the plain words'
-// counts, the files whose names match, the files read whole, and the package's entry points.
-import type { ToolRecord } from './planner.js';
+// definition-shaped lines Grep found, how many lines of each file mention the question's terms,
+// the files whose names match, the files read whole, and the package's name and entry points.
+import type { ToolRecord } from './conversation.js';
 import { MANIFEST_READ, type PlannedCall } from './search-plan.js';
-import type { Term } from './terms.js';
 import {
   parseCounts,
   parseFileList,
   parseGrepContent,
   parseReadContent,
+  isCut,
   type LineRef,
 } from './tool-output.js';
 
@@ -23,12 +23,12 @@ export interface ReadFile {
 export interface Evidence {
   /** Every path any result named. */
   known: Set<string>;
-  /** Definition-shaped lines, by file. */
-  definitions: Map<string, LineRef[]>;
-  /** Per specific term: file → matching lines. */
-  termCounts: Map<Term, Map<string, number>>;
-  /** Files → lines matching any plain word. */
-  wordCounts: Map<string, number>;
+  /** Definition-shaped lines the search returned, by file. */
+  lines: Map<string, LineRef[]>;
+  /** How many lines that is. */
+  definitionLines: number;
+  /** Files → lines mentioning any term or word (plain words matched loosely). */
+  mentions: Map<string, number>;
   /** Files whose names match a term. */
   named: Set<string>;
   reads: Map<string, ReadFile>;
@@ -43,16 +43,14 @@ export interface Evidence {
 }
 
 const key = (name: string, input: Record<string, unknown>) => `${name} ${JSON.stringify(input)}`;
-const CUT =
-  /\[(?:head_limit \d+ reached|search stopped at the cap|only the first \d+ files)|\[output truncated/;
 
 /** Gathers the evidence of `records`, knowing the discovery calls that were planned. */
 export function gatherEvidence(records: readonly ToolRecord[], planned: readonly PlannedCall[]): Evidence {
   const ev: Evidence = {
     known: new Set(),
-    definitions: new Map(),
-    termCounts: new Map(),
-    wordCounts: new Map(),
+    lines: new Map(),
+    definitionLines: 0,
+    mentions: new Map(),
     named: new Set(),
     reads: new Map(),
     entries: new Set(),
@@ -67,7 +65,7 @@ export function gatherEvidence(records: readonly ToolRecord[], planned: readonly
         ev.failures.push(`${r.name} ${describe(r)} failed: ${firstLine(r.content)}`);
       continue;
     }
-    if (CUT.test(r.content)) ev.cut.push(`${r.name} ${describe(r)}`);
+    if (isCut(r.content)) ev.cut.push(`${r.name} ${describe(r)}`);
     if (r.name === 'Read') {
       const path = String(r.input['file_path']);
       if (plan?.purpose === 'package') {
@@ -87,20 +85,25 @@ export function gatherEvidence(records: readonly ToolRecord[], planned: readonly
         if (plan?.purpose === 'names' || plan?.purpose === 'file') ev.named.add(f);
       }
     } else if (r.name === 'Grep' && plan?.purpose === 'definitions') {
-      for (const ref of parseGrepContent(r.content)) {
-        ev.known.add(ref.path);
-        ev.definitions.set(ref.path, [...(ev.definitions.get(ref.path) ?? []), ref]);
-      }
-    } else if (r.name === 'Grep' && r.input['output_mode'] === 'count') {
-      const counts = parseCounts(r.content);
-      for (const f of counts.keys()) ev.known.add(f);
-      if (plan?.purpose === 'term' && plan.term) ev.termCounts.set(plan.term, counts);
-      else if (plan?.purpose === 'words') ev.wordCounts = counts;
+      const refs = parseGrepContent(r.content);
+      ev.definitionLines += refs.length;
+      for (const ref of refs) addLine(ev, ref);
+    } else if (r.name === 'Grep' && plan?.purpose === 'mentions') {
+      ev.mentions = parseCounts(r.content);
+      for (const f of ev.mentions.keys()) ev.known.add(f);
     } else if (r.name === 'Grep') {
       for (const f of parseFileList(r.content)) ev.known.add(f);
     }
   }
   return ev;
+}
+
+/** Adds a line to its file's list. */
+function addLine(ev: Evidence, ref: LineRef): void {
+  ev.known.add(ref.path);
+  const list = ev.lines.get(ref.path);
+  if (list === undefined) ev.lines.set(ref.path, [ref]);
+  else if (!list.some((l) => l.line === ref.line)) list.push(ref);
 }
 
 /** The name and the entry files package.json gives (main, module, bin, exports; not typings). */

@@ -11,7 +11,7 @@ const RULES: [FileKind, RegExp][] = [
   ['vendored', /(?:^|\/)(?:node_modules|vendors?|third[_-]?party|bower_components)\//i],
   [
     'generated',
-    /(?:^|\/)(?:dist|build|out|bundles?|umd|cjs|esm|esm5|esm2015|_esm\w*|\.next|\.nuxt|coverage|generated|__generated__)\/|\.(?:min|bundle|prod|umd)\.[a-z]+$|\.(?:map|lock)$|(?:^|\/)package-lock\.json$/i,
+    /(?:^|\/)(?:dist|build|out|min|bundles?|umd|cjs|esm|esm5|esm2015|_esm\w*|\.next|\.nuxt|coverage|generated|__generated__)\/|\.(?:min|bundle|prod|umd)\.[a-z]+$|\.(?:map|lock)$|(?:^|\/)package-lock\.json$/i,
   ],
   ['typings', /\.d\.[cm]?ts$/i],
   ['changelog', /(?:^|\/)(?:changelog|changes|history|releases?|news)(?:\.[a-z]+)?$/i],

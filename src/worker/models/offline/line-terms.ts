@@ -13,13 +13,19 @@ export function lineMatcher(terms: readonly Term[]): LineTerms {
   const compiled = new Map<Term, RegExp | undefined>();
   for (const t of terms) {
     try {
-      compiled.set(t, new RegExp(t.pattern, t.ignoreCase ? 'i' : ''));
+      compiled.set(t, new RegExp(t.pattern));
     } catch {
       compiled.set(t, undefined);
     }
   }
+  // Most lines hold none of the terms: a plain `includes` rules them out before any regex runs.
+  const test = (text: string, lower: string, t: Term) =>
+    (t.needle === undefined || lower.includes(t.needle)) && compiled.get(t)?.test(text) === true;
   return {
-    termsIn: (text) => terms.filter((t) => compiled.get(t)?.test(text) === true),
-    has: (text, term) => compiled.get(term)?.test(text) === true,
+    termsIn: (text) => {
+      const lower = text.toLowerCase();
+      return terms.filter((t) => test(text, lower, t));
+    },
+    has: (text, term) => test(text, text.toLowerCase(), term),
   };
 }

@@ -1,34 +1,23 @@
-// The offline model's brain: reads the conversation (the task, its own earlier tool calls and
-// their results) and decides the next step: discovery (definitions, counts and names, all in one
-// turn), confirmation (Read the best candidates, and once more if reading changed the top three),
-// or the final report. Stateless: everything it knows is in the messages.
-import type { ConversationMessage } from '../../../shared/events.js';
+// The offline model's brain: decides the next step from the conversation. Discovery (definitions
+// and mentions, all in one turn); when the definition search was cut short, the source directories
+// it never reached; then reading the best candidates to confirm, and once more if reading changed
+// the top three; then the report.
 import type { ModelRequest } from '../model-client.js';
-import { gatherEvidence } from './evidence.js';
-import { readQuestion, type QuestionTerms, type Thoroughness } from './question.js';
-import { rankFiles } from './ranking.js';
-import { discoveryCalls, MANIFEST, MANIFEST_READ, readCalls, type PlannedCall } from './search-plan.js';
+import { analyse, type Analysis } from './analysis.js';
+import type { OfflineState, ToolRecord } from './conversation.js';
+import type { Thoroughness } from './question.js';
+import {
+  discoveryCalls,
+  followUpCalls,
+  MANIFEST,
+  MANIFEST_READ,
+  readCalls,
+  type PlannedCall,
+} from './search-plan.js';
 
-/** A tool call the offline model made, with what came back. */
-export interface ToolRecord {
-  id: string;
-  name: string;
-  input: Record<string, unknown>;
-  content: string;
-  isError: boolean;
-}
-
-/** What the conversation tells the offline model. */
-export interface OfflineState {
-  task: string;
-  question: QuestionTerms;
-  /** How many assistant turns it has taken on this task. */
-  phase: number;
-  records: ToolRecord[];
-}
-
-/** The next step: tool calls (with a one-line note), or the report. */
-export type OfflineStep = { kind: 'tools'; note: string; calls: PlannedCall[] } | { kind: 'report' };
+/** The next step: tool calls (with a one-line note), or the report (with the analysis behind it, when made). */
+export type OfflineStep =
+  { kind: 'tools'; note: string; calls: PlannedCall[] } | { kind: 'report'; analysis?: Analysis };
 
 /** What each thoroughness level allows. */
 export interface SearchBudget {
@@ -49,58 +38,6 @@ export const BUDGETS: Record<Thoroughness, SearchBudget> = {
   'very thorough': { readFiles: 12, readLines: 4000, answers: 8, refsPerFile: 8 },
 };
 
-type Block = Record<string, unknown>;
-const blocksOf = (m: ConversationMessage): Block[] =>
-  typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-const textOf = (m: ConversationMessage): string =>
-  blocksOf(m)
-    .map((b) => (b['type'] === 'text' && typeof b['text'] === 'string' ? b['text'] : ''))
-    .join('\n')
-    .trim();
-const isPrompt = (m: ConversationMessage | undefined): boolean =>
-  m !== undefined &&
-  m.role === 'user' &&
-  textOf(m) !== '' &&
-  !blocksOf(m).some((b) => b['type'] === 'tool_result');
-
-/** Reads the task and the tool history out of the conversation. */
-export function readState(messages: readonly ConversationMessage[]): OfflineState {
-  // The task is the latest prompt; a run of prompts (the task, then a grace note) counts from its first.
-  let start = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (!isPrompt(messages[i])) continue;
-    start = i;
-    while (start > 0 && isPrompt(messages[start - 1])) start--;
-    break;
-  }
-  const task = start >= 0 ? textOf(messages[start] as ConversationMessage) : '';
-  const calls = new Map<string, { name: string; input: Record<string, unknown> }>();
-  const records: ToolRecord[] = [];
-  let phase = 0;
-  for (const m of messages.slice(start + 1)) {
-    if (m.role === 'assistant') phase++;
-    for (const b of blocksOf(m)) {
-      if (b['type'] === 'tool_use' && typeof b['id'] === 'string') {
-        const input =
-          typeof b['input'] === 'object' && b['input'] !== null
-            ? (b['input'] as Record<string, unknown>)
-            : {};
-        calls.set(b['id'], { name: String(b['name']), input });
-      } else if (b['type'] === 'tool_result' && typeof b['tool_use_id'] === 'string') {
-        const call = calls.get(b['tool_use_id']);
-        if (call !== undefined)
-          records.push({
-            id: b['tool_use_id'],
-            ...call,
-            content: resultText(b['content']),
-            isError: b['is_error'] === true,
-          });
-      }
-    }
-  }
-  return { task, question: readQuestion(task), phase, records };
-}
-
 /** Whether discovery found a package.json at the top of the project. */
 function hasManifest(records: readonly ToolRecord[]): boolean {
   return records.some(
@@ -112,34 +49,69 @@ function hasManifest(records: readonly ToolRecord[]): boolean {
   );
 }
 
-function resultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((c: unknown) =>
-      typeof c === 'object' && c !== null && typeof (c as Block)['text'] === 'string'
-        ? (c as Block)['text']
-        : '',
-    )
-    .join('\n');
-}
-
 /** Decides the next step for a request. */
 export function planStep(request: ModelRequest, state: OfflineState): OfflineStep {
   const offered = new Set(request.tools.map((t) => t.name));
   if (request.toolChoice === 'none' || offered.size === 0) return { kind: 'report' };
   const q = state.question;
+  if (state.phase === 0) return discover(state, offered);
+  // The steps after discovery: a follow-up search when discovery's was cut, then two rounds of reads.
+  const followUps = followUpCalls(q, offered, state.records);
+  const step = state.phase - 1 - (followUps.length > 0 ? 1 : 0);
+  if (step < 0)
+    return {
+      kind: 'tools',
+      note: `(offline model) The search stopped at its cap; searching ${followUps.map((c) => `\`${String(c.input['path'])}\``).join(' and ')} on its own.\n`,
+      calls: followUps,
+    };
+  if (step > 1 || !offered.has('Read')) return { kind: 'report' };
+  const budget = BUDGETS[q.thoroughness];
+  const read = new Set(
+    state.records.filter((r) => r.name === 'Read').map((r) => String(r.input['file_path'])),
+  );
+  const analysis = analyse(q, state.task, state.records, offered);
+  // First confirmation: the best candidates; a second only when reading changed the top three.
+  const pool =
+    step === 0
+      ? diverse(
+          analysis.ranked.map((r) => r.file),
+          budget.readFiles,
+        )
+      : analysis.ranked.slice(0, 3).map((r) => r.file);
+  const files = pool.filter((f) => !read.has(f));
+  if (files.length === 0) return { kind: 'report', analysis };
+  const calls = readCalls(files, budget.readLines);
+  if (step === 0 && hasManifest(state.records)) calls.push(MANIFEST_READ);
+  const what = files.length === 1 ? 'the best candidate' : `the ${files.length} best candidates`;
+  return { kind: 'tools', note: `(offline model) Reading ${what} to confirm.\n`, calls };
+}
+
+/**
+ * The first `n` files, but at most a third of them from a family: a directory with twice as many
+ * candidates as there are reads (130 locales, 100 operators), whose look-alike files would
+ * otherwise take every read while the one file that differs waits below them.
+ */
+export function diverse(files: readonly string[], n: number): string[] {
+  const dirOf = (f: string) => f.slice(0, f.lastIndexOf('/') + 1);
+  const size = new Map<string, number>();
+  for (const f of files) size.set(dirOf(f), (size.get(dirOf(f)) ?? 0) + 1);
+  const perFamily = Math.max(1, Math.ceil(n / 3));
+  const taken = new Map<string, number>();
+  const out: string[] = [];
+  for (const f of files) {
+    if (out.length >= n) break;
+    const dir = dirOf(f);
+    if ((size.get(dir) ?? 0) >= 2 * n && (taken.get(dir) ?? 0) >= perFamily) continue;
+    taken.set(dir, (taken.get(dir) ?? 0) + 1);
+    out.push(f);
+  }
+  return out;
+}
+
+function discover(state: OfflineState, offered: ReadonlySet<string>): OfflineStep {
+  const q = state.question;
   const planned = discoveryCalls(q, offered);
-  if (state.phase === 0) {
-    if (planned.length === 0) {
-      // Nothing to search for: show the layout.
-      if (!offered.has('Glob')) return { kind: 'report' };
-      return {
-        kind: 'tools',
-        note: '(offline model) Listing the project.\n',
-        calls: [{ name: 'Glob', purpose: 'names', input: { pattern: '**/*' } }],
-      };
-    }
+  if (planned.length > 0) {
     const names = q.terms.filter((t) => t.kind !== 'concept').map((t) => `\`${t.text}\``);
     return {
       kind: 'tools',
@@ -147,21 +119,11 @@ export function planStep(request: ModelRequest, state: OfflineState): OfflineSte
       calls: planned,
     };
   }
-  if (state.phase > 2 || !offered.has('Read')) return { kind: 'report' };
-  const budget = BUDGETS[q.thoroughness];
-  const read = new Set(
-    state.records.filter((r) => r.name === 'Read').map((r) => String(r.input['file_path'])),
-  );
-  const ranked = rankFiles(q, state.task, gatherEvidence(state.records, planned));
-  // First confirmation: the best candidates; a second only when reading changed the top three.
-  const pool = state.phase === 1 ? ranked.slice(0, budget.readFiles) : ranked.slice(0, 3);
-  const files = pool.map((r) => r.file).filter((f) => !read.has(f));
-  if (files.length === 0) return { kind: 'report' };
-  const calls = readCalls(files, budget.readLines);
-  if (state.phase === 1 && hasManifest(state.records)) calls.push(MANIFEST_READ);
+  // Nothing to search for: show the layout.
+  if (!offered.has('Glob')) return { kind: 'report' };
   return {
     kind: 'tools',
-    note: `(offline model) Reading ${files.length === 1 ? 'the best candidate' : `the ${files.length} best candidates`} to confirm.\n`,
-    calls,
+    note: '(offline model) Listing the project.\n',
+    calls: [{ name: 'Glob', purpose: 'names', input: { pattern: '**/*' } }],
   };
 }

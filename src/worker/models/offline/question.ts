@@ -2,7 +2,7 @@
 // names, camelCase, SCREAMING_CASE, file names, MIME types, quoted strings) are kept whole and
 // searched as written; question phrasing is dropped; the plain words left are stemmed and widened
 // with the names code uses for their concept (vocabulary.ts).
-import { escapeRegex, exact, partStart, squash, type Term } from './terms.js';
+import { caseless, escapeRegex, exact, partStart, squash, type Term } from './terms.js';
 import { CONCEPTS, STOP_WORDS, stem } from './vocabulary.js';
 
 /** How much exploring the task asked for. */
@@ -84,9 +84,10 @@ function identifier(name: string): Term {
     text: name,
     kind: 'identifier',
     weight: 5,
-    pattern: exact(escapeRegex(name)),
-    ignoreCase: screaming,
+    // An environment variable may be read in either case (`http_proxy`).
+    pattern: exact(screaming ? caseless(name) : escapeRegex(name)),
     names: [name.toLowerCase()],
+    needle: name.toLowerCase(),
   };
 }
 
@@ -99,8 +100,8 @@ function member(token: string): Term {
     kind: 'member',
     weight: 5,
     pattern: exact(escapeRegex(name)),
-    ignoreCase: false,
     names: [name.toLowerCase()],
+    needle: name.toLowerCase(),
   };
   if (owner !== undefined && owner !== name) term.owner = owner.toLowerCase();
   return term;
@@ -113,8 +114,8 @@ function flag(token: string): Term[] {
     kind: 'flag',
     weight: 5,
     pattern: `--${escapeRegex(name)}(?![\\w-])|['"\`]${escapeRegex(name)}['"\`]`,
-    ignoreCase: false,
     names: [name.toLowerCase()],
+    needle: name.toLowerCase(),
   };
   if (!name.includes('-')) return [term, word(name)];
   // `--forbid-only` is declared as written; the program then reads it as `forbidOnly`, a name of
@@ -125,8 +126,8 @@ function flag(token: string): Term[] {
     kind: 'identifier',
     weight: 2.5,
     pattern: exact(`${escapeRegex(camel)}|${escapeRegex(name.replace(/-/g, '_'))}`),
-    ignoreCase: false,
     names: [camel.toLowerCase(), squash(name)],
+    needle: (name.split('-')[0] ?? name).toLowerCase(),
   };
   return [
     term,
@@ -146,9 +147,9 @@ function kebab(token: string): Term[] {
         text: token,
         kind: 'header',
         weight: 4,
-        pattern: `(?<![\\w-])${escapeRegex(token)}(?![\\w-])`,
-        ignoreCase: true,
+        pattern: `(?<![\\w-])${caseless(token)}(?![\\w-])`,
         names: [squash(token)],
+        needle: token.toLowerCase(),
       },
     ];
   }
@@ -170,20 +171,28 @@ function file(token: string): Term {
     text: token,
     kind: 'file',
     weight: 3,
-    pattern: `(?<![\\w$])${escapeRegex(base)}(?![\\w-])`,
-    ignoreCase: true,
+    pattern: `(?<![\\w$])${caseless(base)}(?![\\w-])`,
     names: [],
     glob,
+    needle: base.toLowerCase(),
   };
 }
 
 function literal(text: string, weight: number, ignoreCase: boolean): Term {
-  return { text, kind: 'literal', weight, pattern: exact(escapeRegex(text)), ignoreCase, names: [] };
+  return {
+    text,
+    kind: 'literal',
+    weight,
+    pattern: exact(ignoreCase ? caseless(text) : escapeRegex(text)),
+    names: [],
+    needle: text.toLowerCase(),
+  };
 }
 
 function phrase(text: string): Term {
-  const source = text.split(/\s+/).map(escapeRegex).join('\\s+');
-  return { text, kind: 'phrase', weight: 6, pattern: source, ignoreCase: true, names: [] };
+  const source = text.split(/\s+/).map(caseless).join('\\s+');
+  const needle = (text.split(/\s+/)[0] ?? '').toLowerCase();
+  return { text, kind: 'phrase', weight: 6, pattern: source, names: [], needle };
 }
 
 function acronym(token: string, quoted: boolean): Term {
@@ -194,15 +203,15 @@ function acronym(token: string, quoted: boolean): Term {
     kind: 'word',
     weight: 1.5,
     pattern: partStart(lower),
-    ignoreCase: false,
     names: [lower],
+    needle: lower,
   };
 }
 
 function word(lower: string): Term {
   const s = stem(lower);
   const names = [...new Set([s, lower])];
-  return { text: s, kind: 'word', weight: 1, pattern: partStart(s), ignoreCase: false, names };
+  return { text: s, kind: 'word', weight: 1, pattern: partStart(s), names, needle: s };
 }
 
 function concepts(t: Term): Term[] {
@@ -213,7 +222,7 @@ function concepts(t: Term): Term[] {
       kind: 'concept',
       weight: 0.4,
       pattern: partStart(c),
-      ignoreCase: false,
       names: [c],
+      needle: c,
     }));
 }

@@ -7,7 +7,7 @@ import { parseDefinitions, type Definition } from './definitions.js';
 import type { Evidence } from './evidence.js';
 import { fileKind, isMirror, kindWeight, type FileKind } from './file-class.js';
 import type { QuestionTerms } from './question.js';
-import { lineMatcher, type LineTerms } from './line-terms.js';
+import { lineMatcher } from './line-terms.js';
 import { isWordLike, nameMatch, squash, startsPart, type Term } from './terms.js';
 
 /** One ranked file, with the line that best shows why. */
@@ -28,15 +28,23 @@ const SHAPE: Record<Definition['shape'], number> = {
   function: 1,
   class: 1,
   method: 1,
-  key: 0.9,
-  value: 0.75,
+  key: 0.95,
+  value: 0.9,
   alias: 0.5,
+  local: 0.3,
   declaration: 0.3,
 };
 /** Lines a window of co-occurring terms spans. */
 const WINDOW = 12;
 /** Files longer than this that match a question broadly are most likely bundles. */
 const BUNDLE_LINES = 6000;
+
+/** A line, with the question's terms it mentions. */
+interface Line {
+  line: number;
+  text: string;
+  terms: Term[];
+}
 
 interface Best {
   score: number;
@@ -61,21 +69,24 @@ function definitionScore(def: Definition, term: Term, file: string, classes: Rea
 }
 
 /** The best definition line in `lines` for the question's terms. */
-function bestDefinition(
-  lines: readonly { line: number; text: string }[],
-  terms: readonly Term[],
-  file: string,
-): Best {
-  const parsed = lines.map((l) => ({ ...l, defs: parseDefinitions(l.text) }));
+function bestDefinition(lines: readonly Line[], terms: readonly Term[], file: string): Best {
+  // Only a line that names a term can define it (the class lines are kept for members' owners).
+  const parsed = lines
+    .filter((l) => l.terms.length > 0 || /\bclass\s/.test(l.text))
+    .map((l) => ({ ...l, defs: parseDefinitions(l.text) }));
   const classes = new Set(
     parsed.flatMap((l) => l.defs.filter((d) => d.shape === 'class').map((d) => d.name.toLowerCase())),
   );
   let best = none;
+  // The best definition of each specific term, and the best made of the question's words: a file
+  // that defines two of the names asked for (sameDay and nextDay) says more than one that defines one.
+  const perTerm = new Map<Term | 'words', number>();
   for (const l of parsed) {
     for (const def of l.defs) {
       const hits = terms
         .map((t) => ({ t, s: definitionScore(def, t, file, classes) }))
         .filter((h) => h.s > 0);
+      for (const h of hits) if (!isWordLike(h.t) && h.s > (perTerm.get(h.t) ?? 0)) perTerm.set(h.t, h.s);
       // A name made of several of the question's words (loadConfigFromFile) says more than each word.
       const words = hits.filter((h) => isWordLike(h.t)).length;
       const score = hits.reduce((sum, h) => sum + h.s, 0) * (words >= 2 ? 1 + 0.25 * (words - 1) : 1);
@@ -88,12 +99,14 @@ function bestDefinition(
         };
     }
   }
-  return best;
+  const others = [...perTerm.values()].sort((a, b) => b - a).slice(1);
+  const extra = others.reduce((sum, s, i) => sum + s / 2 ** (i + 1), 0);
+  return extra > 0 ? { ...best, score: best.score + extra } : best;
 }
 
 /** The window of a read file where most of the question's terms meet. */
-function bestWindow(lines: readonly { line: number; text: string }[], matcher: LineTerms): Best {
-  const per = lines.map((l) => matcher.termsIn(l.text));
+function bestWindow(lines: readonly Line[]): Best {
+  const per = lines.map((l) => l.terms);
   let best = none;
   for (let i = 0; i < per.length; i++) {
     const seen = new Map<Term, number>();
@@ -133,30 +146,25 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
   const q = { ...question, terms };
   const matcher = lineMatcher(q.terms);
   const specific = q.terms.filter((t) => !isWordLike(t));
-  const words = q.terms.filter((t) => t.kind === 'word');
-  const files = new Set([...ev.definitions.keys(), ...ev.wordCounts.keys(), ...ev.named, ...ev.reads.keys()]);
-  for (const counts of ev.termCounts.values()) for (const f of counts.keys()) files.add(f);
+  const files = new Set([...ev.lines.keys(), ...ev.mentions.keys(), ...ev.named, ...ev.reads.keys()]);
   const out: Ranked[] = [];
   for (const file of files) {
     const kind = fileKind(file);
     const read = ev.reads.get(file);
-    const lines = read?.lines ?? ev.definitions.get(file) ?? [];
+    const lines: Line[] = (read?.lines ?? ev.lines.get(file) ?? []).map((l) => ({
+      ...l,
+      terms: matcher.termsIn(l.text),
+    }));
     const def = bestDefinition(lines, q.terms, file);
+    // A read file is judged on its text; the others on how many lines mention anything asked.
     let mentions = 0;
-    for (const t of specific) {
-      const c =
-        ev.termCounts.get(t)?.get(file) ??
-        (read ? read.lines.filter((l) => matcher.has(l.text, t)).length : 0);
-      mentions += t.weight * Math.min(1, Math.log2(1 + c) / 4) * 0.8;
-    }
-    const window = read ? bestWindow(read.lines, matcher) : none;
-    const wordCount = ev.wordCounts.get(file) ?? 0;
-    const spread = read
-      ? window.score * 0.6
-      : Math.min(
-          words.reduce((s, t) => s + t.weight, 0),
-          Math.log2(1 + wordCount),
-        ) * 0.3;
+    if (read)
+      for (const t of specific) {
+        const c = lines.filter((l) => l.terms.includes(t)).length;
+        mentions += t.weight * Math.min(1, Math.log2(1 + c) / 4) * 0.8;
+      }
+    const window = read ? bestWindow(lines) : none;
+    const spread = read ? window.score * 0.6 : Math.min(3, Math.log2(1 + (ev.mentions.get(file) ?? 0))) * 0.4;
     const path = pathScore(file, q.terms);
     let prior = kindWeight(kind, task) * (isMirror(file, ev.known) ? 0.25 : 1);
     if (read && (read.total > BUNDLE_LINES || read.lines.some((l) => l.text.includes('sourceMappingURL='))))
@@ -164,13 +172,13 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
     const score = prior * (def.score + mentions + spread + path.score + (ev.entries.has(file) ? 0.3 : 0));
     if (score <= 0) continue;
     const cite = def.score > 0 && def.score >= window.score * 0.5 ? def : window.score > 0 ? window : def;
-    const firstMention = cite.line > 0 ? undefined : lines.find((l) => matcher.termsIn(l.text).length > 0);
+    const firstMention = cite.line > 0 ? undefined : lines.find((l) => l.terms.length > 0);
     out.push({
       file,
       score,
       line: cite.line || firstMention?.line || 1,
       text: cite.text || firstMention?.text || '',
-      why: cite.why || path.why || (mentions > 0 ? 'mentions the terms' : "matches the question's words"),
+      why: cite.why || path.why || "mentions the question's terms",
       kind,
       read: read !== undefined,
       parts: { definition: def.score, mentions, together: spread, name: path.score, weight: prior },

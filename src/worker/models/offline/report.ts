@@ -1,14 +1,14 @@
 // The offline model's report. It leads with a short ranked answer ("Most likely: `path:line` —
-// why"), then the evidence: what each term matched across the project (exact file counts), and
-// the lines of the best files. Built only from the tool results in the conversation, in a fixed
-// order, so the same files always give the same report.
-import { gatherEvidence, type Evidence } from './evidence.js';
-import { BUDGETS, type OfflineState } from './planner.js';
-import { rankFiles, type Ranked } from './ranking.js';
-import { discoveryCalls } from './search-plan.js';
-import { lineMatcher } from './line-terms.js';
-import { isWordLike } from './terms.js';
+// why"), then the evidence: where each term the question names was found in the files read, and
+// their telling lines. Built only from the tool results in the conversation, in a fixed order, so
+// the same files always give the same report.
+import { analyse, type Analysis } from './analysis.js';
 import { parseDefinitions } from './definitions.js';
+import { lineMatcher } from './line-terms.js';
+import type { OfflineState } from './conversation.js';
+import { BUDGETS } from './planner.js';
+import type { Ranked } from './ranking.js';
+import { isWordLike } from './terms.js';
 
 /** The first line of every offline report: where it came from and how to get a real model. */
 export const OFFLINE_NOTICE =
@@ -16,42 +16,45 @@ export const OFFLINE_NOTICE =
   'To use a real model: `export ANTHROPIC_API_KEY=...`, or set `ANTHROPIC_BASE_URL` for an Anthropic-compatible server, or pass `--model`.';
 
 const MAX_LINE = 140;
-/** Files listed per term in the evidence. */
-const FILES_PER_TERM = 5;
+/** Files named per term in the evidence. */
+const FILES_PER_TERM = 4;
+/** Files whose lines are quoted in the evidence. */
+const QUOTED_FILES = 3;
 
-/** Writes the report for the conversation state; `offered` are the tool names the agent had. */
-export function buildReport(state: OfflineState, offered: readonly string[]): string {
+/**
+ * Writes the report for the conversation state; `offered` are the tool names the agent had, and
+ * `analysis` the planner's, when it made one for this state.
+ */
+export function buildReport(state: OfflineState, offered: readonly string[], analysis?: Analysis): string {
   const q = state.question;
   const budget = BUDGETS[q.thoroughness];
-  const ev = gatherEvidence(state.records, discoveryCalls(q, new Set(offered)));
-  const ranked = rankFiles(q, state.task, ev);
+  const { evidence: ev, ranked } = analysis ?? analyse(q, state.task, state.records, new Set(offered));
   const top = ranked.slice(0, budget.answers);
   const question = firstLine(state.task).slice(0, 120) || '(no task text)';
   const out: string[] = [OFFLINE_NOTICE, '', `## Answer: ${question}`, ''];
-  if (!offered.some((t) => t === 'Glob' || t === 'Grep' || t === 'Read')) {
+  if (!offered.some((t) => t === 'Glob' || t === 'Grep' || t === 'Read'))
     out.push(
       'This agent was given none of the search tools (Glob, Grep, Read), so nothing was searched.',
       '',
     );
-  } else if (q.terms.length === 0) {
+  else if (q.terms.length === 0)
     out.push(
       'The question names nothing to search for (no identifier, file name or word beyond its phrasing).',
       '',
     );
-  }
   const [first, ...rest] = top;
-  if (first === undefined) {
-    if (q.terms.length > 0)
-      out.push('Most likely: nothing found. No file mentions what the question names.', '');
-  } else {
+  if (first !== undefined) {
     out.push(`Most likely: ${answerLine(first)}`);
     if (rest.length > 0) out.push('', 'Also likely:', ...rest.map((r, i) => `${i + 2}. ${answerLine(r)}`));
     out.push('');
+  } else if (q.terms.length > 0) {
+    out.push('Most likely: nothing found. No file mentions what the question names.', '');
   }
-  out.push(...evidence(state, ev, top, budget.refsPerFile));
+  out.push(...evidence(state, analysis ?? { evidence: ev, ranked }, top, budget.refsPerFile));
   out.push('## Summary');
+  const mentioning = ev.mentions.size > 0 ? `, ${ev.mentions.size} mention the question's terms` : '';
   out.push(
-    `- Searched: ${ev.known.size} files seen, ${[...ev.definitions.values()].reduce((n, l) => n + l.length, 0)} definition-shaped lines, ${ev.reads.size} files read · thoroughness: ${q.thoroughness}.`,
+    `- Searched: ${count(ev.known.size, 'file')} seen${mentioning}, ${count(ev.definitionLines, 'definition-shaped line')}, ${count(ev.reads.size, 'file')} read · thoroughness: ${q.thoroughness}.`,
   );
   if (ranked.length > top.length)
     out.push(
@@ -60,69 +63,61 @@ export function buildReport(state: OfflineState, offered: readonly string[]): st
         .map((r) => `\`${r.file}\``)
         .join(', ')}.`,
     );
-  for (const c of ev.cut) out.push(`- ${c} returned more than it could show: its counts are lower bounds.`);
+  for (const c of ev.cut)
+    out.push(`- ${c} returned more than it could show: what it found is a lower bound.`);
   for (const f of ev.failures) out.push(`- ${f}`);
   out.push('- Token counts for this run are estimates (characters ÷ 4): no model was called.');
   return `${out.join('\n')}\n`;
 }
 
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 function answerLine(r: Ranked): string {
-  const note = r.kind === 'source' ? '' : ` (${r.kind === 'generated' ? 'generated or bundled' : r.kind})`;
+  const kind = r.kind === 'source' ? [] : [r.kind === 'generated' ? 'generated or bundled' : r.kind];
+  const notes = [...kind, ...(r.read ? [] : ['not read'])];
+  const note = notes.length === 0 ? '' : ` (${notes.join(', ')})`;
   const quote = r.text.trim() === '' ? '' : `: \`${clip(r.text)}\``;
   return `\`${r.file}:${r.line}\` — ${r.why}${note}${quote}`;
 }
 
-/** The evidence section: per term, where it matched; then the best files' lines. */
-function evidence(state: OfflineState, ev: Evidence, top: readonly Ranked[], perFile: number): string[] {
+/** The evidence section: what was searched, where each term is in the files read, their lines. */
+function evidence(
+  state: OfflineState,
+  analysis: Analysis,
+  top: readonly Ranked[],
+  perFile: number,
+): string[] {
   const q = state.question;
+  const ev = analysis.evidence;
+  const own = q.terms.filter((t) => t.kind !== 'concept');
+  const related = q.terms.filter((t) => t.kind === 'concept');
   const out: string[] = ['## Evidence', ''];
-  const specific = q.terms.filter((t) => !isWordLike(t));
-  const words = q.terms.filter((t) => t.kind === 'word');
-  out.push(
-    `Searched for: ${
-      q.terms
-        .filter((t) => t.kind !== 'concept')
-        .map((t) => `\`${t.text}\``)
-        .join(', ') || '(nothing)'
-    }${
-      q.terms.some((t) => t.kind === 'concept')
-        ? ` (and related names: ${q.terms
-            .filter((t) => t.kind === 'concept')
-            .map((t) => `\`${t.text}\``)
-            .join(', ')})`
-        : ''
-    }.`,
-    '',
-  );
-  for (const t of specific) {
-    const counts = ev.termCounts.get(t);
-    if (counts === undefined) continue;
-    const files = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    const lines = files.reduce((n, [, c]) => n + c, 0);
-    out.push(
-      files.length === 0
-        ? `- \`${t.text}\`: no matches.`
-        : `- \`${t.text}\`: ${lines} matching line${lines === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'} (most: ${files
-            .slice(0, FILES_PER_TERM)
-            .map(([f, c]) => `\`${f}\` ${c}`)
-            .join(', ')}).`,
-    );
+  const asked = own.map((t) => `\`${t.text}\``).join(', ') || '(nothing)';
+  const widened =
+    related.length > 0 ? ` (and related names: ${related.map((t) => `\`${t.text}\``).join(', ')})` : '';
+  out.push(`Searched for: ${asked}${widened}.`, '');
+  const matcher = lineMatcher(own);
+  const reads = [...ev.reads].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  for (const t of own.filter((x) => !isWordLike(x))) {
+    const counts = reads
+      .map(([file, r]) => [file, r.lines.filter((l) => matcher.has(l.text, t)).length] as const)
+      .filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const where = counts
+      .slice(0, FILES_PER_TERM)
+      .map(([f, n]) => `\`${f}\` (${n} line${n === 1 ? '' : 's'})`)
+      .join(', ');
+    out.push(`- \`${t.text}\`: ${counts.length === 0 ? 'not in the files read' : `in ${where}`}.`);
   }
-  if (words.length > 0)
-    out.push(`- Words ${words.map((w) => `\`${w.text}\``).join(', ')}: in ${ev.wordCounts.size} files.`);
   out.push('');
-  const matcher = lineMatcher(q.terms);
-  for (const r of top.filter((x) => x.read).slice(0, 3)) {
-    const lines = ev.reads.get(r.file)?.lines ?? [];
-    const picked = lines
-      .map((l) => ({
-        l,
-        w:
-          matcher.termsIn(l.text).reduce((s, t) => s + t.weight, 0) +
-          (parseDefinitions(l.text).length > 0 && matcher.termsIn(l.text).some((t) => !isWordLike(t))
-            ? 2
-            : 0),
-      }))
+  // Lines of the best files that hold the question's own terms, definitions first.
+  for (const r of top.filter((x) => x.read).slice(0, QUOTED_FILES)) {
+    const picked = (ev.reads.get(r.file)?.lines ?? [])
+      .map((l) => {
+        const found = matcher.termsIn(l.text);
+        const defined = found.length > 0 && parseDefinitions(l.text).length > 0 ? 2 : 0;
+        return { l, w: found.reduce((s, t) => s + t.weight, 0) + defined };
+      })
       .filter((x) => x.w > 0 && x.l.line !== r.line)
       .sort((a, b) => b.w - a.w || a.l.line - b.l.line)
       .slice(0, perFile)

@@ -1,22 +1,26 @@
 // The offline model's searches, as tool calls with a purpose each. Discovery runs them all in one
-// turn (they run in parallel): definition-shaped lines for the question's names, one count per
-// specific term (exact file counts for the report), one count over the plain words, file names
-// that match, and the project's package.json for its entry points. Reads of the best candidates
-// follow in the next turn. Every call is recomputed from the question, so a later turn can tell
+// turn (they run in parallel): definition-shaped lines for the question's names, a count of the
+// lines that mention any term or word, the files a file name in the question names, and whether
+// there is a package.json (read with the candidates, for the project's name and entry points).
+// Every Grep walks the whole project, so there are two. Reads of the best candidates follow in the
+// next turn. Every call is recomputed from the question, so a later turn can tell
 // which result answered which search without keeping any state of its own.
-import { definitionPattern } from './definitions.js';
+import { definitionPattern, type DefinitionNames } from './definitions.js';
+import type { ToolRecord } from './conversation.js';
+import { fileKind, isMirror } from './file-class.js';
 import type { QuestionTerms } from './question.js';
-import { isWordLike, type Term } from './terms.js';
+import { caseless, isWordLike, type Term } from './terms.js';
+import { isCut, parseCounts, parseGrepContent } from './tool-output.js';
 
 /** What a planned call is for. */
-export type Purpose = 'definitions' | 'term' | 'words' | 'names' | 'file' | 'manifest' | 'package' | 'read';
+export type Purpose = 'definitions' | 'mentions' | 'names' | 'file' | 'manifest' | 'package' | 'read';
 
 /** A planned tool call. */
 export interface PlannedCall {
   name: string;
   input: Record<string, unknown>;
   purpose: Purpose;
-  /** For `term` and `file` calls: the term searched. */
+  /** For `file` calls: the term searched. */
   term?: Term;
 }
 
@@ -24,25 +28,37 @@ export interface PlannedCall {
 export const CODE_GLOB =
   '**/*.{js,mjs,cjs,jsx,ts,mts,cts,tsx,json,json5,yml,yaml,toml,py,rb,go,rs,java,kt,scala,swift,php,cs,c,h,cc,cpp,hpp,vue,svelte,sh,md}';
 
-/** Specific terms given a count of their own. */
-const MAX_TERM_COUNTS = 3;
 /** Most definition lines read back: enough for a large repository, bounded for the conversation. */
 const DEFINITION_LINES = 1500;
 
-/** The definition search's name fragments: identifiers as written, words as stems. */
-function fragments(terms: readonly Term[]): string[] {
-  const out: string[] = [];
+/**
+ * The names the definition search looks for: the specific terms' names exactly, the words as
+ * stems. Related names (concepts) are left out: common ones ("read", "import", "default") would
+ * make the search match a fifth of a project's lines and cost five times as much.
+ */
+function definitionNames(terms: readonly Term[]): DefinitionNames {
+  const exact: string[] = [];
+  const stems: string[] = [];
   for (const t of terms) {
-    if (t.kind === 'concept' && t.text.length < 4) continue;
-    if (t.kind === 'flag') out.push(t.text.replace(/^-+/, ''));
-    out.push(...t.names.filter((n) => n.length >= 3));
+    if (t.kind === 'concept') continue;
+    if (t.kind === 'word') stems.push(...t.names.slice(0, 1).filter((n) => n.length >= 3));
+    else {
+      if (t.kind === 'flag') exact.push(t.text.replace(/^-+/, '').toLowerCase());
+      exact.push(...t.names);
+    }
   }
-  return out;
+  return { exact, stems };
 }
 
-/** The union of some terms' mention patterns, or undefined when there are none. */
-function union(terms: readonly Term[]): string | undefined {
-  return terms.length === 0 ? undefined : terms.map((t) => `(?:${t.pattern})`).join('|');
+/**
+ * Any specific term, or any word as plain text in either case: a count to pick candidates by,
+ * checked precisely on the files read. (The precise form of a word, the start of an identifier
+ * part, needs look-behinds that make a search of a large tree fifteen times slower.)
+ */
+function mentionPattern(specific: readonly Term[], words: readonly Term[]): string | undefined {
+  const stems = [...new Set(words.flatMap((w) => w.names.slice(0, 1)))].filter((s) => /^[\w$-]+$/.test(s));
+  const parts = [...specific.map((t) => `(?:${t.pattern})`), ...stems.map(caseless)];
+  return parts.length === 0 ? undefined : parts.join('|');
 }
 
 /** Glob patterns that find files named after the question's terms. */
@@ -64,7 +80,7 @@ export function discoveryCalls(q: QuestionTerms, offered: ReadonlySet<string>): 
   const specific = q.terms.filter((t) => !isWordLike(t));
   const words = q.terms.filter((t) => t.kind === 'word');
   if (offered.has('Grep')) {
-    const defs = definitionPattern(fragments(q.terms));
+    const defs = definitionPattern(definitionNames(q.terms));
     if (defs !== undefined)
       calls.push({
         name: 'Grep',
@@ -78,24 +94,21 @@ export function discoveryCalls(q: QuestionTerms, offered: ReadonlySet<string>): 
           head_limit: DEFINITION_LINES,
         },
       });
-    for (const term of specific.slice(0, MAX_TERM_COUNTS)) {
-      const input: Record<string, unknown> = { pattern: term.pattern, output_mode: 'count' };
-      if (term.ignoreCase) input['-i'] = true;
-      // A phrase or a file name may be anywhere; code names are looked for in code.
-      if (term.kind !== 'phrase' && term.kind !== 'file') input['glob'] = CODE_GLOB;
-      calls.push({ name: 'Grep', purpose: 'term', term, input });
-    }
-    const wordPattern = union(words);
-    if (wordPattern !== undefined)
+    // One count for everything else the question names: each search walks the whole project, so
+    // the terms and the words share one (which term a file holds is read off the files read).
+    const mentions = mentionPattern(specific, words);
+    if (mentions !== undefined)
       calls.push({
         name: 'Grep',
-        purpose: 'words',
-        input: { pattern: wordPattern, output_mode: 'count', glob: CODE_GLOB },
+        purpose: 'mentions',
+        input: { pattern: mentions, output_mode: 'count', glob: CODE_GLOB },
       });
   }
   if (offered.has('Glob')) {
-    for (const pattern of nameGlobs(q.terms))
-      calls.push({ name: 'Glob', purpose: 'names', input: { pattern } });
+    // With Grep, files are found by what they hold (a file named after a term mentions it too).
+    if (!offered.has('Grep'))
+      for (const pattern of nameGlobs(q.terms))
+        calls.push({ name: 'Glob', purpose: 'names', input: { pattern } });
     for (const term of specific)
       if (term.glob !== undefined)
         calls.push({ name: 'Glob', purpose: 'file', term, input: { pattern: term.glob } });
@@ -115,6 +128,45 @@ export const MANIFEST_READ: PlannedCall = {
   purpose: 'package',
   input: { file_path: MANIFEST, limit: 300 },
 };
+
+/** Source directories searched again when the definition search was cut, at most. */
+const FOLLOW_UP_DIRS = 2;
+
+/**
+ * When the definition search stopped at its cap, the directories it never reached (it lists files
+ * in path order, so `src/` comes after `dist/`, `internal/` and `lib/`) are searched on their own:
+ * those after the last file it showed that hold the most source files mentioning the question's
+ * terms. Recomputed from the conversation, so every turn agrees on them.
+ */
+export function followUpCalls(
+  q: QuestionTerms,
+  offered: ReadonlySet<string>,
+  records: readonly ToolRecord[],
+): PlannedCall[] {
+  const discovery = discoveryCalls(q, offered);
+  const find = (purpose: Purpose) => {
+    const call = discovery.find((c) => c.purpose === purpose);
+    const key = call && JSON.stringify(call.input);
+    return { call, record: records.find((r) => r.name === 'Grep' && JSON.stringify(r.input) === key) };
+  };
+  const defs = find('definitions');
+  if (!defs.call || !defs.record || defs.record.isError || !isCut(defs.record.content)) return [];
+  const last = parseGrepContent(defs.record.content).at(-1)?.path ?? '';
+  const from = last.split('/')[0] ?? '';
+  const mentions = find('mentions').record;
+  const files = mentions && !mentions.isError ? [...parseCounts(mentions.content).keys()] : [];
+  const known = new Set(files);
+  const perDir = new Map<string, number>();
+  for (const file of files) {
+    const dir = file.split('/')[0] ?? '';
+    if (!file.includes('/') || dir < from || fileKind(file) !== 'source' || isMirror(file, known)) continue;
+    perDir.set(dir, (perDir.get(dir) ?? 0) + 1);
+  }
+  return [...perDir]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, FOLLOW_UP_DIRS)
+    .map(([dir]) => ({ ...defs.call, input: { ...defs.call?.input, path: dir } }) as PlannedCall);
+}
 
 /** The confirming reads of the second turn. */
 export function readCalls(files: readonly string[], lines: number): PlannedCall[] {

@@ -22,9 +22,11 @@ export interface Term {
   kind: TermKind;
   /** How much a match counts (1 = a plain question word). */
   weight: number;
-  /** A regex source (JavaScript syntax) that finds a mention in a line. */
+  /**
+   * A regex source (JavaScript syntax, no flags) that finds a mention in a line. Terms that ignore
+   * case spell it out (`[xX]-...`), so that several terms can share one search.
+   */
   pattern: string;
-  ignoreCase: boolean;
   /**
    * Lowercase identifiers a definition of this term would name (`forbidonly` for `--forbid-only`);
    * for words and concepts, stems that must start an identifier part.
@@ -34,6 +36,8 @@ export interface Term {
   owner?: string;
   /** For files: a Glob pattern that finds the file by name. */
   glob?: string;
+  /** Lowercase text every mention holds, to skip a line before trying `pattern` on it. */
+  needle?: string;
 }
 
 /** The term kinds that are matched as parts of identifiers rather than exactly. */
@@ -60,32 +64,45 @@ export function partStart(stemText: string): string {
   return `(?:(?<![A-Za-z0-9])[${first}${up}]|(?<=[a-z0-9])${up}|(?<=[A-Z])${up}(?=[a-z]))${tail}`;
 }
 
+/** Text matched literally in either case: `X-Ray` → `[xX]-[rR][aA][yY]`. */
+export const caseless = (text: string) => [...text].map(ci).join('');
+
 /** One character matched in either case. */
 function ci(ch: string): string {
-  const up = ch.toUpperCase();
-  return up === ch ? escapeRegex(ch) : `[${ch}${up}]`;
+  const lower = ch.toLowerCase();
+  const upper = ch.toUpperCase();
+  return lower === upper || lower.length !== 1 || upper.length !== 1 ? escapeRegex(ch) : `[${lower}${upper}]`;
 }
 
 /** Lowercase camelCase of a kebab or snake name: `forbid-only` → `forbidonly`. */
 export const squash = (name: string) => name.replace(/[-_]/g, '').toLowerCase();
 
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isAlnum = (c: number) => isLower(c) || isUpper(c) || isDigit(c);
+const starts = new Map<string, number[]>();
+
 /** The start offsets of the parts of an identifier (`createETagGenerator` → 0, 6, 7, 10). */
 export function partStarts(identifier: string): number[] {
-  const starts: number[] = [];
+  const known = starts.get(identifier);
+  if (known !== undefined) return known;
+  const out: number[] = [];
   for (let i = 0; i < identifier.length; i++) {
-    const c = identifier[i] ?? '';
-    const prev = identifier[i - 1] ?? '';
-    const next = identifier[i + 1] ?? '';
-    if (!/[A-Za-z0-9]/.test(c)) continue;
+    const c = identifier.charCodeAt(i);
+    if (!isAlnum(c)) continue;
+    const prev = i === 0 ? 0 : identifier.charCodeAt(i - 1);
     if (
-      i === 0 ||
-      !/[A-Za-z0-9]/.test(prev) ||
-      (/[A-Z]/.test(c) && /[a-z0-9]/.test(prev)) ||
-      (/[A-Z]/.test(c) && /[A-Z]/.test(prev) && /[a-z]/.test(next))
+      !isAlnum(prev) ||
+      (isUpper(c) && (isLower(prev) || isDigit(prev))) ||
+      (isUpper(c) && isUpper(prev) && isLower(identifier.charCodeAt(i + 1)))
     )
-      starts.push(i);
+      out.push(i);
   }
-  return starts;
+  // Names repeat across a run's files: remember them, within bounds.
+  if (starts.size > 50_000) starts.clear();
+  starts.set(identifier, out);
+  return out;
 }
 
 /** Whether `stemText` starts one of the parts of `identifier`. */

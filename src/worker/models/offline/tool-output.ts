@@ -23,6 +23,12 @@ export function parseFileList(content: string): string[] {
   return [...out].sort();
 }
 
+const CUT =
+  /\[(?:head_limit \d+ reached|search stopped at the cap|only the first \d+ files)|\[output truncated/;
+
+/** Whether a tool's output says it was cut short (so what it lists is a part). */
+export const isCut = (content: string) => CUT.test(content);
+
 /** `path:count` lines from Grep's count mode (the closing "Found N matching lines" is skipped). */
 export function parseCounts(content: string): Map<string, number> {
   const counts = new Map<string, number>();

@@ -1,0 +1,26 @@
+// One look at everything the searches returned: the evidence gathered from the tool results and
+// the files ranked on it. The planner uses it to choose what to read; when it decides to report,
+// the report is written from the same analysis instead of working it all out again.
+import { gatherEvidence, type Evidence } from './evidence.js';
+import type { ToolRecord } from './conversation.js';
+import type { QuestionTerms } from './question.js';
+import { rankFiles, type Ranked } from './ranking.js';
+import { discoveryCalls, followUpCalls } from './search-plan.js';
+
+/** The evidence and the ranking of one state of the conversation. */
+export interface Analysis {
+  evidence: Evidence;
+  ranked: Ranked[];
+}
+
+/** Analyses the tool results of a run that was offered `offered`. */
+export function analyse(
+  question: QuestionTerms,
+  task: string,
+  records: readonly ToolRecord[],
+  offered: ReadonlySet<string>,
+): Analysis {
+  const planned = [...discoveryCalls(question, offered), ...followUpCalls(question, offered, records)];
+  const evidence = gatherEvidence(records, planned);
+  return { evidence, ranked: rankFiles(question, task, evidence) };
+}
