@@ -63,7 +63,10 @@ export function parseDefinitions(line: string): Definition[] {
     const value = variable[2] ?? '';
     // Indented, it is most likely a variable of a function body, not something one looks up.
     const local = /^\s/.test(line) && !FUNCTION_VALUE.test(value);
-    out.push({ name: variable[1], shape: local ? 'local' : FUNCTION_VALUE.test(value) ? 'function' : 'value' });
+    out.push({
+      name: variable[1],
+      shape: local ? 'local' : FUNCTION_VALUE.test(value) ? 'function' : 'value',
+    });
   }
   // obj.X = …, obj.prototype.X = …, X = function
   const assign = /^(?:([\w$.]+)\.)?([\w$]+)\s*=(?![=>])\s*(.*)$/.exec(text);
