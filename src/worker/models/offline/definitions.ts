@@ -96,8 +96,18 @@ export function parseDefinitions(line: string): Definition[] {
   const key = /^(['"`]?)([\w$-]+)\1\s*:\s*(.*)$/.exec(text);
   if (key?.[2] && !KEYWORDS.has(key[2]) && !/^\d+$/.test(key[2])) {
     const value = (key[3] ?? '').trim();
-    const shape = FUNCTION_VALUE.test(value) ? 'method' : value === '{' || value === '[' ? 'key' : 'value';
-    out.push({ name: key[2], shape });
+    // `validateStatus: mergeDirectKeys,` hands the name to something defined elsewhere.
+    const alias = /^([A-Za-z_$][\w$.]*),?$/.exec(value);
+    const shape = FUNCTION_VALUE.test(value)
+      ? 'method'
+      : value === '{' || value === '['
+        ? 'key'
+        : alias && !/^(?:true|false|null|undefined)$/.test(alias[1] ?? '')
+          ? 'alias'
+          : 'value';
+    const def: Definition = { name: key[2], shape };
+    if (shape === 'alias' && alias?.[1]) def.target = alias[1].split('.').pop() ?? alias[1];
+    out.push(def);
   }
   // .option('-p, --port <port>', …), parser.add_argument('--port', …): a command-line flag.
   const option =

@@ -34,13 +34,16 @@ export interface Evidence {
   reads: Map<string, ReadFile>;
   /** Files package.json names as entry points (main, module, bin, exports). */
   entries: Set<string>;
-  /** The package's name (without its scope), lowercase: a word that says nothing about where. */
-  packageName?: string;
+  /** The words of the package's name (`@vitejs/vite-monorepo` → vitejs, vite): they say nothing of where. */
+  packageWords: string[];
   /** Tool calls that failed, for the report (expected misses such as no package.json are left out). */
   failures: string[];
   /** Searches whose output was cut, so their counts are lower bounds. */
   cut: string[];
 }
+
+/** Words of package names that are not the project's own name. */
+const GENERIC = new Set(['monorepo', 'root', 'workspace', 'workspaces', 'packages', 'project', 'core']);
 
 const key = (name: string, input: Record<string, unknown>) => `${name} ${JSON.stringify(input)}`;
 
@@ -54,6 +57,7 @@ export function gatherEvidence(records: readonly ToolRecord[], planned: readonly
     named: new Set(),
     reads: new Map(),
     entries: new Set(),
+    packageWords: [],
     failures: [],
     cut: [],
   };
@@ -71,7 +75,8 @@ export function gatherEvidence(records: readonly ToolRecord[], planned: readonly
       if (plan?.purpose === 'package') {
         const pkg = readPackage(r.content);
         for (const f of pkg.entries) ev.entries.add(f);
-        if (pkg.name !== undefined) ev.packageName = pkg.name;
+        if (pkg.name !== undefined)
+          ev.packageWords = pkg.name.split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && !GENERIC.has(w));
         continue;
       }
       const lines = parseReadContent(r.content, path, Number(r.input['offset'] ?? 1));

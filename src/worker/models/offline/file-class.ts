@@ -17,7 +17,7 @@ const RULES: [FileKind, RegExp][] = [
   ['changelog', /(?:^|\/)(?:changelog|changes|history|releases?|news)(?:\.[a-z]+)?$/i],
   [
     'test',
-    /(?:^|\/)(?:tests?|__tests__|specs?|__mocks__|e2e|__snapshots__)\/|[._-](?:test|spec)s?\.[a-z]+$|_test\.(?:go|py)$|(?:^|\/)test_[^/]+\.py$/i,
+    /(?:^|\/)(?:tests?|__tests?\w*__|specs?|__mocks__|e2e|__snapshots__)\/|[._-](?:test|spec)s?\.[a-z]+$|_test\.(?:go|py)$|(?:^|\/)test_[^/]+\.py$/i,
   ],
   [
     'example',
@@ -26,7 +26,7 @@ const RULES: [FileKind, RegExp][] = [
   ['docs', /(?:^|\/)(?:docs?|documentation|site|website)\/|\.(?:md|mdx|markdown|rst|adoc|txt)$/i],
   [
     'tooling',
-    /(?:^|\/)(?:package\.json|tsconfig[\w.-]*\.json|jsconfig\.json|\.?eslintrc[\w.]*|eslint\.config\.[a-z]+|\.?prettierrc[\w.]*|babel\.config\.[a-z]+|\.babelrc|jest\.config\.[a-z]+|vitest\.config\.[a-z]+|rollup\.config\.[a-z]+|webpack\.config\.[a-z]+|\.editorconfig|\.npmignore|\.gitignore|Makefile|Dockerfile)$/i,
+    /\.config\.[\w.]*[cm]?[jt]s$|(?:^|\/)(?:package\.json|tsconfig[\w.-]*\.json|jsconfig\.json|\.?eslintrc[\w.]*|eslint\.config\.[a-z]+|\.?prettierrc[\w.]*|babel\.config\.[a-z]+|\.babelrc|jest\.config\.[a-z]+|vitest\.config\.[a-z]+|rollup\.config\.[a-z]+|webpack\.config\.[a-z]+|\.editorconfig|\.npmignore|\.gitignore|Makefile|Dockerfile)$/i,
   ],
 ];
 
@@ -87,4 +87,20 @@ export function isMirror(path: string, known: ReadonlySet<string>): boolean {
     }
   }
   return false;
+}
+
+/** Lines past which a single file that matches a question broadly is most likely a bundle. */
+const BUNDLE_LINES = 6000;
+const BUNDLE_HEAD =
+  /typeof exports\s*===?\s*['"]object['"]\s*&&\s*typeof module|\(function\s*\(global,\s*factory\)|^\/\*{6}\/|\bdefine\.amd\b|__webpack_require__|\bSystem\.register\(/;
+
+/**
+ * Whether a file read whole looks built rather than written: a UMD, AMD or webpack wrapper at its
+ * top, a source map comment, or a length no hand-written module has. (Its path may not say so:
+ * `moment.js` and `mocha.js` sit at the top of their packages.)
+ */
+export function looksBundled(lines: readonly { text: string }[], total: number): boolean {
+  if (total > BUNDLE_LINES) return true;
+  if (lines.slice(0, 40).some((l) => BUNDLE_HEAD.test(l.text))) return true;
+  return lines.slice(-5).some((l) => l.text.includes('sourceMappingURL='));
 }

@@ -12,7 +12,15 @@ export type Thoroughness = 'quick' | 'medium' | 'very thorough';
 export interface QuestionTerms {
   terms: Term[];
   thoroughness: Thoroughness;
+  /**
+   * "Where is X used / called?" asks for the uses of X, not its definition: definitions then count
+   * for less than the lines where the question's terms meet.
+   */
+  usage: boolean;
 }
+
+const USAGE = /\b(?:used|uses|using|called|calls|invoked|invokes|consumed|referenced|applied)\b/i;
+const DEFINITION = /\b(?:defined|declared|implemented|implements|registered|created|written)\b/i;
 
 const MAX_TERMS = 12;
 const FILE_EXT =
@@ -55,18 +63,19 @@ export function readQuestion(task: string): QuestionTerms {
   }
   for (const t of [...terms]) if (t.kind === 'word') for (const c of concepts(t)) add(c);
   terms.sort((a, b) => b.weight - a.weight);
-  return { terms: terms.slice(0, MAX_TERMS), thoroughness };
+  const usage = USAGE.test(text) && !DEFINITION.test(text);
+  return { terms: terms.slice(0, MAX_TERMS), thoroughness, usage };
 }
 
 /** The terms one token of the question gives (none for phrasing and stop words). */
 function classify(token: string, quoted: boolean): Term[] {
   if (token.length < 2) return [];
   if (/^--?[A-Za-z][\w-]*$/.test(token)) return flag(token);
-  if (/^\.[A-Za-z][\w.-]*$/.test(token)) return [file(token)];
+  if (/^\.[A-Za-z][\w.-]*$/.test(token)) return fileTerms(token);
   if (MIME.test(token)) return [literal(token, 4, true)];
-  if (token.includes('/')) return [file(token)];
+  if (token.includes('/')) return fileTerms(token);
   if (/^[+-]?\d/.test(token)) return /^\d{3,}$/.test(token) || quoted ? [literal(token, 3, false)] : [];
-  if (token.includes('.')) return FILE_EXT.test(token) ? [file(token)] : [member(token)];
+  if (token.includes('.')) return FILE_EXT.test(token) ? fileTerms(token) : [member(token)];
   if (/^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+$/.test(token)) return kebab(token);
   if (/[a-z][A-Z]|[_$]|^[A-Z][a-z0-9]+[A-Z]/.test(token)) return [identifier(token)];
   if (/^[A-Z0-9]{2,}$/.test(token)) return [acronym(token, quoted)];
@@ -158,6 +167,21 @@ function kebab(token: string): Term[] {
     { ...literal(token, 2, true), names: [squash(token)] },
     ...parts.filter((p) => p.length >= 3 && !STOP_WORDS.has(p)).map((p) => word(p)),
   ];
+}
+
+/**
+ * A file name, and its stem as a word: the code that reads `.env` files is `loadEnv` in `env.ts`,
+ * the code that reads `nodemon.json` mentions `nodemon`.
+ */
+function fileTerms(token: string): Term[] {
+  const base =
+    token
+      .split('/')
+      .filter((p) => p !== '')
+      .pop() ?? token;
+  const stemWord = base.replace(/^\.+/, '').split('.')[0]?.toLowerCase() ?? '';
+  const words = /^[a-z]{3,}$/.test(stemWord) && !STOP_WORDS.has(stemWord) ? [word(stemWord)] : [];
+  return [file(token), ...words];
 }
 
 function file(token: string): Term {

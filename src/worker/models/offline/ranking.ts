@@ -4,8 +4,9 @@
 // source comes before tests, docs, examples, compiled copies and bundles. Read files are judged on
 // their whole text, the rest on what the searches said of them.
 import { parseDefinitions, type Definition } from './definitions.js';
-import type { Evidence } from './evidence.js';
-import { fileKind, isMirror, kindWeight, type FileKind } from './file-class.js';
+import type { Evidence, ReadFile } from './evidence.js';
+import type { LineRef } from './tool-output.js';
+import { fileKind, isMirror, kindWeight, looksBundled, type FileKind } from './file-class.js';
 import type { QuestionTerms } from './question.js';
 import { lineMatcher } from './line-terms.js';
 import { isWordLike, nameMatch, squash, startsPart, type Term } from './terms.js';
@@ -36,8 +37,6 @@ const SHAPE: Record<Definition['shape'], number> = {
 };
 /** Lines a window of co-occurring terms spans. */
 const WINDOW = 12;
-/** Files longer than this that match a question broadly are most likely bundles. */
-const BUNDLE_LINES = 6000;
 
 /** A line, with the question's terms it mentions. */
 interface Line {
@@ -136,12 +135,20 @@ function bestWindow(lines: readonly Line[]): Best {
   return best;
 }
 
+/** A read file's lines, and the lines the searches found past the part that was read. */
+function linesOf(read: ReadFile | undefined, found: readonly LineRef[] = []): readonly LineRef[] {
+  if (read === undefined) return found;
+  const last = read.lines.at(-1)?.line ?? 0;
+  const beyond = found.filter((l) => l.line > last);
+  return beyond.length === 0 ? read.lines : [...read.lines, ...beyond.sort((a, b) => a.line - b.line)];
+}
+
 /** Ranks every file the evidence names, best first (ties by path). */
 export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): Ranked[] {
   // The project's own name ("where does express read NODE_ENV?") is everywhere in it: it says little.
-  const own = ev.packageName;
+  const own = new Set(ev.packageWords);
   const terms = question.terms.map((t) =>
-    own !== undefined && isWordLike(t) && t.names.includes(own) ? { ...t, weight: t.weight * 0.1 } : t,
+    isWordLike(t) && t.names.some((n) => own.has(n)) ? { ...t, weight: t.weight * 0.1 } : t,
   );
   const q = { ...question, terms };
   const matcher = lineMatcher(q.terms);
@@ -151,11 +158,12 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
   for (const file of files) {
     const kind = fileKind(file);
     const read = ev.reads.get(file);
-    const lines: Line[] = (read?.lines ?? ev.lines.get(file) ?? []).map((l) => ({
+    const lines: Line[] = linesOf(read, ev.lines.get(file)).map((l) => ({
       ...l,
       terms: matcher.termsIn(l.text),
     }));
-    const def = bestDefinition(lines, q.terms, file);
+    const found = bestDefinition(lines, q.terms, file);
+    const def = q.usage ? { ...found, score: found.score * 0.5 } : found;
     // A read file is judged on its text; the others on how many lines mention anything asked.
     let mentions = 0;
     if (read)
@@ -167,8 +175,7 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
     const spread = read ? window.score * 0.6 : Math.min(3, Math.log2(1 + (ev.mentions.get(file) ?? 0))) * 0.4;
     const path = pathScore(file, q.terms);
     let prior = kindWeight(kind, task) * (isMirror(file, ev.known) ? 0.25 : 1);
-    if (read && (read.total > BUNDLE_LINES || read.lines.some((l) => l.text.includes('sourceMappingURL='))))
-      prior *= 0.35;
+    if (read && looksBundled(read.lines, read.total)) prior *= 0.35;
     const score = prior * (def.score + mentions + spread + path.score + (ev.entries.has(file) ? 0.3 : 0));
     if (score <= 0) continue;
     const cite = def.score > 0 && def.score >= window.score * 0.5 ? def : window.score > 0 ? window : def;
