@@ -66,8 +66,8 @@ describe('offline model', () => {
       tools,
     );
     expect(result.status).toBe('completed');
-    // Discovery, confirming reads, report.
-    expect(result.turns).toBe(3);
+    // Discovery, the words (the names it gives are in two source files only), reads, report.
+    expect(result.turns).toBe(4);
     const firstLine = result.result.split('\n')[0] ?? '';
     expect(firstLine).toBe(OFFLINE_NOTICE);
     expect(firstLine).toContain('no API key configured');
@@ -87,11 +87,11 @@ describe('offline model', () => {
     // Source before docs; the file with no term in it is not cited.
     expect(result.result.indexOf('src/agent-loop.ts:')).toBeLessThan(result.result.indexOf('README.md:'));
     expect(result.result).not.toContain('docs/notes.txt:');
-    // Turn 1 discovers (definition-shaped lines, a count of the lines that mention any term), turn 2
-    // reads the best candidates to confirm.
+    // Turn 1 discovers (definition-shaped lines, a count of the lines that mention a name), turn 2
+    // counts the plain words, turn 3 reads the best candidates to confirm.
     const calls = ofType(events, 'tool-call');
     const greps = calls.filter((c) => c.name === 'Grep').map((c) => c.input as { output_mode?: string });
-    expect(greps.map((g) => g.output_mode)).toEqual(['content', 'count']);
+    expect(greps.map((g) => g.output_mode)).toEqual(['content', 'count', 'count']);
     expect(greps[0]).toMatchObject({ '-n': true, '-i': true });
     const reads = calls
       .filter((c) => c.name === 'Read')

@@ -5,7 +5,8 @@ import { gatherEvidence, type Evidence } from './evidence.js';
 import type { ToolRecord } from './conversation.js';
 import type { QuestionTerms } from './question.js';
 import { rankFiles, type Ranked } from './ranking.js';
-import { discoveryCalls, followUpCalls } from './search-plan.js';
+import { followUpCalls } from './follow-up.js';
+import { discoveryCalls } from './search-plan.js';
 
 /** The evidence and the ranking of one state of the conversation. */
 export interface Analysis {

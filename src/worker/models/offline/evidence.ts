@@ -27,8 +27,10 @@ export interface Evidence {
   lines: Map<string, LineRef[]>;
   /** How many lines that is. */
   definitionLines: number;
-  /** Files → lines mentioning any term or word (plain words matched loosely). */
+  /** Files → lines mentioning any specific term. */
   mentions: Map<string, number>;
+  /** Files → lines holding any plain word (matched loosely, as plain text). */
+  words: Map<string, number>;
   /** Files whose names match a term. */
   named: Set<string>;
   reads: Map<string, ReadFile>;
@@ -54,6 +56,7 @@ export function gatherEvidence(records: readonly ToolRecord[], planned: readonly
     lines: new Map(),
     definitionLines: 0,
     mentions: new Map(),
+    words: new Map(),
     named: new Set(),
     reads: new Map(),
     entries: new Set(),
@@ -93,9 +96,11 @@ export function gatherEvidence(records: readonly ToolRecord[], planned: readonly
       const refs = parseGrepContent(r.content);
       ev.definitionLines += refs.length;
       for (const ref of refs) addLine(ev, ref);
-    } else if (r.name === 'Grep' && plan?.purpose === 'mentions') {
-      ev.mentions = parseCounts(r.content);
-      for (const f of ev.mentions.keys()) ev.known.add(f);
+    } else if (r.name === 'Grep' && (plan?.purpose === 'mentions' || plan?.purpose === 'words')) {
+      const counts = parseCounts(r.content);
+      if (plan.purpose === 'mentions') ev.mentions = counts;
+      else ev.words = counts;
+      for (const f of counts.keys()) ev.known.add(f);
     } else if (r.name === 'Grep') {
       for (const f of parseFileList(r.content)) ev.known.add(f);
     }

@@ -26,7 +26,7 @@ const RULES: [FileKind, RegExp][] = [
   ['docs', /(?:^|\/)(?:docs?|documentation|site|website)\/|\.(?:md|mdx|markdown|rst|adoc|txt)$/i],
   [
     'tooling',
-    /\.config\.[\w.]*[cm]?[jt]s$|(?:^|\/)(?:package\.json|tsconfig[\w.-]*\.json|jsconfig\.json|\.?eslintrc[\w.]*|eslint\.config\.[a-z]+|\.?prettierrc[\w.]*|babel\.config\.[a-z]+|\.babelrc|jest\.config\.[a-z]+|vitest\.config\.[a-z]+|rollup\.config\.[a-z]+|webpack\.config\.[a-z]+|\.editorconfig|\.npmignore|\.gitignore|Makefile|Dockerfile)$/i,
+    /\.config\.[\w.]*[cm]?[jt]s$|(?:^|\/)\.(?:github|gitlab|circleci|husky|vscode|idea|devcontainer|changeset|yarn)\/|(?:^|\/)(?:package\.json|tsconfig[\w.-]*\.json|jsconfig\.json|\.?eslintrc[\w.]*|eslint\.config\.[a-z]+|\.?prettierrc[\w.]*|babel\.config\.[a-z]+|\.babelrc|jest\.config\.[a-z]+|vitest\.config\.[a-z]+|rollup\.config\.[a-z]+|webpack\.config\.[a-z]+|\.editorconfig|\.npmignore|\.gitignore|Makefile|Dockerfile)$/i,
   ],
 ];
 
@@ -48,7 +48,7 @@ const ASKED: Partial<Record<FileKind, RegExp>> = {
   docs: /\b(?:docs?|documentation|documented|readme)\b/i,
   example: /\b(?:examples?|demos?|samples?|playgrounds?|fixtures?|templates?)\b/i,
   changelog: /\b(?:changelog|release notes|history)\b/i,
-  typings: /\b(?:types?|typings|declarations?|d\.ts)\b/i,
+  typings: /\b(?:typings|type (?:definitions?|declarations?)|declaration files?|d\.ts)\b/i,
   tooling: /\b(?:package\.json|tsconfig|eslint|prettier|babel|jest|vitest|rollup|webpack)\b/i,
   generated: /\b(?:dist|bundles?|built|compiled|minified)\b/i,
 };

@@ -6,14 +6,8 @@ import type { ModelRequest } from '../model-client.js';
 import { analyse, type Analysis } from './analysis.js';
 import type { OfflineState, ToolRecord } from './conversation.js';
 import type { Thoroughness } from './question.js';
-import {
-  discoveryCalls,
-  followUpCalls,
-  MANIFEST,
-  MANIFEST_READ,
-  readCalls,
-  type PlannedCall,
-} from './search-plan.js';
+import { followUpCalls } from './follow-up.js';
+import { discoveryCalls, MANIFEST, MANIFEST_READ, readCalls, type PlannedCall } from './search-plan.js';
 
 /** The next step: tool calls (with a one-line note), or the report (with the analysis behind it, when made). */
 export type OfflineStep =
@@ -61,7 +55,7 @@ export function planStep(request: ModelRequest, state: OfflineState): OfflineSte
   if (step < 0)
     return {
       kind: 'tools',
-      note: `(offline model) The search stopped at its cap; searching ${followUps.map((c) => `\`${String(c.input['path'])}\``).join(' and ')} on its own.\n`,
+      note: `(offline model) Searching further: ${followUps.map(describeFollowUp).join('; ')}.\n`,
       calls: followUps,
     };
   if (step > 1 || !offered.has('Read')) return { kind: 'report' };
@@ -84,6 +78,12 @@ export function planStep(request: ModelRequest, state: OfflineState): OfflineSte
   if (step === 0 && hasManifest(state.records)) calls.push(MANIFEST_READ);
   const what = files.length === 1 ? 'the best candidate' : `the ${files.length} best candidates`;
   return { kind: 'tools', note: `(offline model) Reading ${what} to confirm.\n`, calls };
+}
+
+function describeFollowUp(call: PlannedCall): string {
+  return call.purpose === 'words'
+    ? "the question's words, as the names it gives are rare"
+    : `definitions in \`${String(call.input['path'])}\`, which the first search did not reach`;
 }
 
 /**

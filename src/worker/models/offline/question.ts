@@ -156,7 +156,8 @@ function kebab(token: string): Term[] {
         text: token,
         kind: 'header',
         weight: 4,
-        pattern: `(?<![\\w-])${caseless(token)}(?![\\w-])`,
+        // As written (`'Content-Type'`), or as code names it (`setContentType`, `contentType`).
+        pattern: `(?<![\\w-])${caseless(token)}(?![\\w-])|${partStart(squash(token))}`,
         names: [squash(token)],
         needle: token.toLowerCase(),
       },

@@ -153,7 +153,13 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
   const q = { ...question, terms };
   const matcher = lineMatcher(q.terms);
   const specific = q.terms.filter((t) => !isWordLike(t));
-  const files = new Set([...ev.lines.keys(), ...ev.mentions.keys(), ...ev.named, ...ev.reads.keys()]);
+  const files = new Set([
+    ...ev.lines.keys(),
+    ...ev.mentions.keys(),
+    ...ev.words.keys(),
+    ...ev.named,
+    ...ev.reads.keys(),
+  ]);
   const out: Ranked[] = [];
   for (const file of files) {
     const kind = fileKind(file);
@@ -172,7 +178,10 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
         mentions += t.weight * Math.min(1, Math.log2(1 + c) / 4) * 0.8;
       }
     const window = read ? bestWindow(lines) : none;
-    const spread = read ? window.score * 0.6 : Math.min(3, Math.log2(1 + (ev.mentions.get(file) ?? 0))) * 0.4;
+    const loose = (n: number | undefined) => Math.min(3, Math.log2(1 + (n ?? 0)));
+    const spread = read
+      ? window.score * 0.6
+      : loose(ev.mentions.get(file)) * 0.8 + loose(ev.words.get(file)) * 0.4;
     const path = pathScore(file, q.terms);
     let prior = kindWeight(kind, task) * (isMirror(file, ev.known) ? 0.25 : 1);
     if (read && looksBundled(read.lines, read.total)) prior *= 0.35;

@@ -52,7 +52,8 @@ export function buildReport(state: OfflineState, offered: readonly string[], ana
   }
   out.push(...evidence(state, analysis ?? { evidence: ev, ranked }, top, budget.refsPerFile));
   out.push('## Summary');
-  const mentioning = ev.mentions.size > 0 ? `, ${ev.mentions.size} mention the question's terms` : '';
+  const counted = Math.max(ev.mentions.size, ev.words.size);
+  const mentioning = counted > 0 ? `, ${counted} mention the question's terms` : '';
   out.push(
     `- Searched: ${count(ev.known.size, 'file')} seen${mentioning}, ${count(ev.definitionLines, 'definition-shaped line')}, ${count(ev.reads.size, 'file')} read · thoroughness: ${q.thoroughness}.`,
   );

@@ -6,14 +6,12 @@
 // next turn. Every call is recomputed from the question, so a later turn can tell
 // which result answered which search without keeping any state of its own.
 import { definitionPattern, type DefinitionNames } from './definitions.js';
-import type { ToolRecord } from './conversation.js';
-import { fileKind, isMirror } from './file-class.js';
 import type { QuestionTerms } from './question.js';
 import { caseless, isWordLike, type Term } from './terms.js';
-import { isCut, parseCounts, parseGrepContent } from './tool-output.js';
 
 /** What a planned call is for. */
-export type Purpose = 'definitions' | 'mentions' | 'names' | 'file' | 'manifest' | 'package' | 'read';
+export type Purpose =
+  'definitions' | 'mentions' | 'words' | 'names' | 'file' | 'manifest' | 'package' | 'read';
 
 /** A planned tool call. */
 export interface PlannedCall {
@@ -50,15 +48,19 @@ function definitionNames(terms: readonly Term[]): DefinitionNames {
   return { exact, stems };
 }
 
+/** Any specific term, as its mention patterns (no flags: they spell out case where it is ignored). */
+export function specificPattern(specific: readonly Term[]): string | undefined {
+  return specific.length === 0 ? undefined : specific.map((t) => `(?:${t.pattern})`).join('|');
+}
+
 /**
- * Any specific term, or any word as plain text in either case: a count to pick candidates by,
- * checked precisely on the files read. (The precise form of a word, the start of an identifier
- * part, needs look-behinds that make a search of a large tree fifteen times slower.)
+ * Any word, as plain text in either case: a count to pick candidates by, checked precisely on the
+ * files read. (The precise form of a word, the start of an identifier part, needs look-behinds
+ * that make a search of a large tree fifteen times slower.)
  */
-function mentionPattern(specific: readonly Term[], words: readonly Term[]): string | undefined {
+export function wordPattern(words: readonly Term[]): string | undefined {
   const stems = [...new Set(words.flatMap((w) => w.names.slice(0, 1)))].filter((s) => /^[\w$-]+$/.test(s));
-  const parts = [...specific.map((t) => `(?:${t.pattern})`), ...stems.map(caseless)];
-  return parts.length === 0 ? undefined : parts.join('|');
+  return stems.length === 0 ? undefined : stems.map(caseless).join('|');
 }
 
 /** Glob patterns that find files named after the question's terms. */
@@ -94,15 +96,13 @@ export function discoveryCalls(q: QuestionTerms, offered: ReadonlySet<string>): 
           head_limit: DEFINITION_LINES,
         },
       });
-    // One count for everything else the question names: each search walks the whole project, so
-    // the terms and the words share one (which term a file holds is read off the files read).
-    const mentions = mentionPattern(specific, words);
-    if (mentions !== undefined)
-      calls.push({
-        name: 'Grep',
-        purpose: 'mentions',
-        input: { pattern: mentions, output_mode: 'count', glob: CODE_GLOB },
-      });
+    // One count of the lines that mention the specific terms, or the words when there are none
+    // (every search walks the whole project: a file with two `application/json` says more than
+    // one with ten `object`, and the words are counted later only if the terms are rare).
+    const mentions = specificPattern(specific);
+    const loose = wordPattern(words);
+    if (mentions !== undefined) calls.push(countCall('mentions', mentions));
+    else if (loose !== undefined) calls.push(countCall('words', loose));
   }
   if (offered.has('Glob')) {
     // With Grep, files are found by what they hold (a file named after a term mentions it too).
@@ -129,43 +129,9 @@ export const MANIFEST_READ: PlannedCall = {
   input: { file_path: MANIFEST, limit: 300 },
 };
 
-/** Source directories searched again when the definition search was cut, at most. */
-const FOLLOW_UP_DIRS = 2;
-
-/**
- * When the definition search stopped at its cap, the directories it never reached (it lists files
- * in path order, so `src/` comes after `dist/`, `internal/` and `lib/`) are searched on their own:
- * those after the last file it showed that hold the most source files mentioning the question's
- * terms. Recomputed from the conversation, so every turn agrees on them.
- */
-export function followUpCalls(
-  q: QuestionTerms,
-  offered: ReadonlySet<string>,
-  records: readonly ToolRecord[],
-): PlannedCall[] {
-  const discovery = discoveryCalls(q, offered);
-  const find = (purpose: Purpose) => {
-    const call = discovery.find((c) => c.purpose === purpose);
-    const key = call && JSON.stringify(call.input);
-    return { call, record: records.find((r) => r.name === 'Grep' && JSON.stringify(r.input) === key) };
-  };
-  const defs = find('definitions');
-  if (!defs.call || !defs.record || defs.record.isError || !isCut(defs.record.content)) return [];
-  const last = parseGrepContent(defs.record.content).at(-1)?.path ?? '';
-  const from = last.split('/')[0] ?? '';
-  const mentions = find('mentions').record;
-  const files = mentions && !mentions.isError ? [...parseCounts(mentions.content).keys()] : [];
-  const known = new Set(files);
-  const perDir = new Map<string, number>();
-  for (const file of files) {
-    const dir = file.split('/')[0] ?? '';
-    if (!file.includes('/') || dir < from || fileKind(file) !== 'source' || isMirror(file, known)) continue;
-    perDir.set(dir, (perDir.get(dir) ?? 0) + 1);
-  }
-  return [...perDir]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, FOLLOW_UP_DIRS)
-    .map(([dir]) => ({ ...defs.call, input: { ...defs.call?.input, path: dir } }) as PlannedCall);
+/** A count of the lines that match `pattern`, in code files. */
+export function countCall(purpose: Purpose, pattern: string): PlannedCall {
+  return { name: 'Grep', purpose, input: { pattern, output_mode: 'count', glob: CODE_GLOB } };
 }
 
 /** The confirming reads of the second turn. */
