@@ -187,7 +187,10 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
     if (read && looksBundled(read.lines, read.total)) prior *= 0.35;
     const score = prior * (def.score + mentions + spread + path.score + (ev.entries.has(file) ? 0.3 : 0));
     if (score <= 0) continue;
-    const cite = def.score > 0 && def.score >= window.score * 0.5 ? def : window.score > 0 ? window : def;
+    // The definition, when it holds its own against where the terms meet or opens the code there.
+    const opens = def.line > 0 && def.line <= window.line && window.line - def.line <= 2 * WINDOW;
+    const cite =
+      def.score > 0 && (def.score >= window.score * 0.5 || opens) ? def : window.score > 0 ? window : def;
     const firstMention = cite.line > 0 ? undefined : lines.find((l) => l.terms.length > 0);
     out.push({
       file,
