@@ -1,8 +1,8 @@
 // Runs every benchmark in turn (each prints its ratios and writes bench/results/<name>.json).
-// Usage: npm run bench [-- registry kernel fanout batch]
+// Usage: npm run bench [-- registry kernel fanout batch explore-eval]
 import { spawnSync } from 'node:child_process';
 
-const all = ['registry', 'kernel', 'fanout', 'batch'];
+const all = ['registry', 'kernel', 'fanout', 'batch', 'explore-eval'];
 const chosen = process.argv.slice(2).filter((a) => all.includes(a));
 let failed = 0;
 for (const name of chosen.length ? chosen : all) {

@@ -1,4 +1,4 @@
-// Asks one question the way a user does: the compiled CLI, `cadre explore "question" --json`, in
+// Asks questions the way a user does: the compiled CLI, `cadre explore "question" ... --json`, in
 // the package's directory, with no API key (so the embedded offline model answers) and a home
 // directory of its own (so no user config changes the outcome).
 import { spawn } from 'node:child_process';
@@ -23,8 +23,18 @@ export interface ExploreRun {
   toolCalls: number;
 }
 
-/** Runs `cadre explore <question> --json` in `dir`. */
-export async function explore(dir: string, question: string, extra: string[] = []): Promise<ExploreRun> {
+interface TaskOutputJson {
+  status?: string;
+  result?: string;
+  durationMs?: number;
+  toolCalls?: number;
+}
+
+/**
+ * Runs `cadre explore <questions...> --json` in `dir`: one process, one agent per question, all at
+ * once (the process's wall and CPU time are then shared by the questions).
+ */
+export async function exploreAll(dir: string, questions: readonly string[]): Promise<ExploreRun[]> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'cadre-eval-home-'));
   try {
     const started = performance.now();
@@ -33,7 +43,7 @@ export async function explore(dir: string, question: string, extra: string[] = [
       stdout: string;
       stderr: string;
     }>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, 'explore', question, '--json', ...extra], {
+      const child = spawn(process.execPath, [CLI, 'explore', ...questions, '--json'], {
         cwd: dir,
         env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_REPORT_RESOURCES: '1' },
       });
@@ -55,17 +65,23 @@ export async function explore(dir: string, question: string, extra: string[] = [
     } catch {
       throw new Error(`cadre explore exited ${code} without JSON output: ${stderr.slice(-500)}`);
     }
-    const first = (Array.isArray(parsed) ? parsed[0] : undefined) as
-      { status?: string; result?: string; durationMs?: number; toolCalls?: number } | undefined;
-    return {
-      status: first?.status ?? 'missing',
-      report: first?.result ?? '',
-      durationMs: first?.durationMs ?? NaN,
+    const outputs = (Array.isArray(parsed) ? parsed : []) as TaskOutputJson[];
+    return questions.map((_, i) => ({
+      status: outputs[i]?.status ?? 'missing',
+      report: outputs[i]?.result ?? '',
+      durationMs: outputs[i]?.durationMs ?? NaN,
       wallMs,
       cpuMs: resources ? (resources.userUs + resources.systemUs) / 1000 : NaN,
-      toolCalls: first?.toolCalls ?? 0,
-    };
+      toolCalls: outputs[i]?.toolCalls ?? 0,
+    }));
   } finally {
     await rm(home, { recursive: true, force: true });
   }
+}
+
+/** Runs `cadre explore <question> --json` in `dir`, one process for the one question. */
+export async function explore(dir: string, question: string): Promise<ExploreRun> {
+  const [run] = await exploreAll(dir, [question]);
+  if (run === undefined) throw new Error('cadre explore gave no output');
+  return run;
 }

@@ -64,9 +64,13 @@ export async function ensureCorpus(corpus: Corpus, cacheDir = CACHE_DIR): Promis
   try {
     const spec = `${corpus.package}@${corpus.version}`;
     try {
-      await run('npm', ['pack', spec, '--silent', '--pack-destination', work], { timeout: 120_000 });
+      await run('npm', ['pack', spec, '--pack-destination', work], { timeout: 120_000 });
     } catch (error) {
-      const detail = (error as { stderr?: string }).stderr?.trim().split('\n').pop() ?? String(error);
+      // npm's first error line says why (ECONNREFUSED, E404, ...); the last only where its log went.
+      const lines = ((error as { stderr?: string }).stderr ?? '')
+        .split('\n')
+        .filter((l) => /^npm error/i.test(l) && !/complete log/i.test(l));
+      const detail = lines.slice(0, 2).join(' ') || (error instanceof Error ? error.message : String(error));
       throw new CorpusUnavailable(`npm pack ${spec} failed: ${detail}`);
     }
     const tarball = (await readdir(work)).find((f) => f.endsWith('.tgz'));
