@@ -6,7 +6,7 @@ import type { ToolRecord } from './conversation.js';
 import type { QuestionTerms } from './question.js';
 import { rankFiles, type Ranked } from './ranking.js';
 import { followUpCalls } from './follow-up.js';
-import { discoveryCalls } from './search-plan.js';
+import { discoveryCalls, type PlannedCall } from './search-plan.js';
 
 /** The evidence and the ranking of one state of the conversation. */
 export interface Analysis {
@@ -14,14 +14,18 @@ export interface Analysis {
   ranked: Ranked[];
 }
 
-/** Analyses the tool results of a run that was offered `offered`. */
+/**
+ * Analyses the tool results of a run that was offered `offered` (`followUps`, when the caller has
+ * worked them out already).
+ */
 export function analyse(
   question: QuestionTerms,
   task: string,
   records: readonly ToolRecord[],
   offered: ReadonlySet<string>,
+  followUps: readonly PlannedCall[] = followUpCalls(question, offered, records),
 ): Analysis {
-  const planned = [...discoveryCalls(question, offered), ...followUpCalls(question, offered, records)];
+  const planned = [...discoveryCalls(question, offered), ...followUps];
   const evidence = gatherEvidence(records, planned);
   return { evidence, ranked: rankFiles(question, task, evidence) };
 }

@@ -66,7 +66,22 @@ export function kindWeight(kind: FileKind, question: string): number {
   return WEIGHTS[kind];
 }
 
-const SOURCE_EXT = ['ts', 'tsx', 'mts', 'cts', 'js', 'mjs', 'cjs', 'jsx'];
+const SOURCE_FILE = /^src\/(.+)\.(?:tsx?|mts|cts|jsx?|mjs|cjs)$/;
+const sourceStems = new WeakMap<ReadonlySet<string>, Set<string>>();
+
+/** The paths under `src/` of `known`, without their extension (computed once per set). */
+function stemsOf(known: ReadonlySet<string>): Set<string> {
+  let stems = sourceStems.get(known);
+  if (stems === undefined) {
+    stems = new Set();
+    for (const p of known) {
+      const m = SOURCE_FILE.exec(p);
+      if (m?.[1] !== undefined) stems.add(m[1]);
+    }
+    sourceStems.set(known, stems);
+  }
+  return stems;
+}
 
 /**
  * Whether `path` is a compiled copy of a source file that is also in `known`: for
@@ -77,16 +92,14 @@ export function isMirror(path: string, known: ReadonlySet<string>): boolean {
   if (path.startsWith('src/') || !/\.(?:[cm]?js|d\.ts)$/.test(path)) return false;
   // A top-level `mocha.js` beside `lib/mocha.js`: a bundle of the library, or a shim that loads it.
   if (!path.includes('/') && (known.has(`lib/${path}`) || known.has(`src/${path}`))) return true;
-  const stemPath = path.replace(/\.d\.ts$|\.[cm]?js$/, '');
-  const parts = stemPath.split('/');
-  for (let i = 0; i < parts.length; i++) {
-    const tail = parts.slice(i).join('/');
-    for (const ext of SOURCE_EXT) {
-      const candidate = `src/${tail}.${ext}`;
-      if (candidate !== path && known.has(candidate)) return true;
-    }
+  const stems = stemsOf(known);
+  let tail = path.replace(/\.d\.ts$|\.[cm]?js$/, '');
+  for (;;) {
+    if (stems.has(tail)) return true;
+    const slash = tail.indexOf('/');
+    if (slash < 0) return false;
+    tail = tail.slice(slash + 1);
   }
-  return false;
 }
 
 /** Lines past which a single file that matches a question broadly is most likely a bundle. */

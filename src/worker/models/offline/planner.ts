@@ -63,7 +63,7 @@ export function planStep(request: ModelRequest, state: OfflineState): OfflineSte
   const read = new Set(
     state.records.filter((r) => r.name === 'Read').map((r) => String(r.input['file_path'])),
   );
-  const analysis = analyse(q, state.task, state.records, offered);
+  const analysis = analyse(q, state.task, state.records, offered, followUps);
   // First confirmation: the best candidates; a second only when reading changed the top three.
   const pool =
     step === 0
