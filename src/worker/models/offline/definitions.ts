@@ -35,7 +35,8 @@ const FUNCTION_VALUE = /^(?:async\s+)?(?:function\b|\(.*\)\s*(?::[^=]+)?=>|[\w$]
 
 const RULES: { re: RegExp; shape: (m: RegExpExecArray) => DefinitionShape | undefined }[] = [
   {
-    re: /\b(declare\s+)?(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?|def|func|fn)\s+([\w$]+)/,
+    // function X, def X, fn X, func X and Go's func (r *T) X
+    re: /\b(declare\s+)?(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function(?:\s*\*\s*|\s+)|def\s+|fn\s+|func\s+(?:\([^)]*\)\s*)?)([\w$]+)/,
     shape: (m) => (m[1] ? 'declaration' : 'function'),
   },
   {
@@ -61,8 +62,13 @@ export function parseDefinitions(line: string): Definition[] {
   );
   if (variable?.[1]) {
     const value = variable[2] ?? '';
-    // Indented, it is most likely a variable of a function body, not something one looks up.
+    // Indented, it is most likely a variable of a function body, not something one looks up; a
+    // `require()` names what another module defines.
     const local = /^\s/.test(line) && !FUNCTION_VALUE.test(value);
+    if (/^(?:await\s+)?(?:require|import)\s*\(/.test(value)) {
+      out.push({ name: variable[1], shape: 'alias' });
+      return out;
+    }
     out.push({
       name: variable[1],
       shape: local ? 'local' : FUNCTION_VALUE.test(value) ? 'function' : 'value',
@@ -154,6 +160,7 @@ export function definitionPattern(names: DefinitionNames): string | undefined {
   const key = `(?:${exact !== '' ? `${exact}|` : ''}${name})`;
   const shapes = [
     `\\b(?:function\\s*\\*?|class|interface|enum|struct|trait|type|def|func|fn|const|let|var)\\s+${name}`,
+    `\\bfunc\\s*\\([^)]*\\)\\s*${name}`,
     `${name}\\s*=(?![=>])`,
     `(?<=^\\s*)(?:(?:public|private|protected|static|async|get|set|override|readonly)\\s+)*\\*?${name}\\s*(?:<[^>]*>)?\\s*\\(.*\\)\\s*(?::[^{;=]+)?\\{\\s*$`,
     `(?<=^\\s*)(?:['"\`]${key}['"\`]|${name})\\s*:`,

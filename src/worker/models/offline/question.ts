@@ -75,7 +75,13 @@ function classify(token: string, quoted: boolean): Term[] {
   if (MIME.test(token)) return [literal(token, 4, true)];
   if (token.includes('/')) return fileTerms(token);
   if (/^[+-]?\d/.test(token)) return /^\d{3,}$/.test(token) || quoted ? [literal(token, 3, false)] : [];
-  if (token.includes('.')) return FILE_EXT.test(token) ? fileTerms(token) : [member(token)];
+  if (token.includes('.')) {
+    if (!FILE_EXT.test(token)) return [member(token)];
+    // `res.json` or `app.js` may be a method as well as a file; `package.json` is a file.
+    const object = token.split('.')[0] ?? '';
+    const method = /^[A-Za-z_$][\w$]*$/.test(object) && (object.length <= 4 || /[a-z][A-Z]/.test(object));
+    return method ? [...fileTerms(token), member(token)] : fileTerms(token);
+  }
   if (/^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+$/.test(token)) return kebab(token);
   if (/[a-z][A-Z]|[_$]|^[A-Z][a-z0-9]+[A-Z]/.test(token)) return [identifier(token)];
   if (/^[A-Z0-9]{2,}$/.test(token)) return [acronym(token, quoted)];

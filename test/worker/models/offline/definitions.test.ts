@@ -29,6 +29,14 @@ describe('parseDefinitions', () => {
     ).toEqual([['map', 'declaration']]);
   });
 
+  it('reads Python, Go and Rust definitions', () => {
+    expect(defs('def load_config(path):')).toEqual([['load_config', 'function']]);
+    expect(defs('func (s *Server) ListenAndServe() error {')).toContainEqual(['ListenAndServe', 'function']);
+    expect(defs('func ParseFlags(args []string) {')).toContainEqual(['ParseFlags', 'function']);
+    expect(defs('pub fn parse_args() -> Args {')).toContainEqual(['parse_args', 'function']);
+    expect(defs('class Config:')).toEqual([['Config', 'class']]);
+  });
+
   it('reads option tables and command-line flags', () => {
     expect(defs("      'forbid-only': {")).toEqual([['forbid-only', 'key']]);
     expect(defs('      timeout: {')).toEqual([['timeout', 'key']]);
@@ -76,6 +84,12 @@ describe('definitionPattern', () => {
       true,
     );
     expect(words.test("console.log('loading the config');")).toBe(false);
+  });
+
+  it('finds Go methods by their name after the receiver', () => {
+    expect(
+      re({ exact: ['listenandserve'], stems: [] }).test('func (s *Server) ListenAndServe() error {'),
+    ).toBe(true);
   });
 
   it('has nothing to look for without names', () => {
