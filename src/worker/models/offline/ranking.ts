@@ -68,15 +68,17 @@ function definitionScore(def: Definition, term: Term, file: string, classes: Rea
 }
 
 /** The best definition line in `lines` for the question's terms. */
-function bestDefinition(lines: readonly Line[], terms: readonly Term[], file: string): Best {
+function bestDefinition(lines: readonly Line[], terms: readonly Term[], file: string, near: Nearby): Best {
   // Only a line that names a term can define it (the class lines are kept for members' owners).
   const parsed = lines
+    .map((l, index) => ({ ...l, index }))
     .filter((l) => l.terms.length > 0 || /\bclass\s/.test(l.text))
     .map((l) => ({ ...l, defs: parseDefinitions(l.text) }));
   const classes = new Set(
     parsed.flatMap((l) => l.defs.filter((d) => d.shape === 'class').map((d) => d.name.toLowerCase())),
   );
   let best = none;
+  let bestNear = 0;
   // The best definition of each specific term, and the best made of the question's words: a file
   // that defines two of the names asked for (sameDay and nextDay) says more than one that defines one.
   const perTerm = new Map<Term | 'words', number>();
@@ -85,17 +87,27 @@ function bestDefinition(lines: readonly Line[], terms: readonly Term[], file: st
       const hits = terms
         .map((t) => ({ t, s: definitionScore(def, t, file, classes) }))
         .filter((h) => h.s > 0);
+      if (hits.length === 0) continue;
       for (const h of hits) if (!isWordLike(h.t) && h.s > (perTerm.get(h.t) ?? 0)) perTerm.set(h.t, h.s);
       // A name made of several of the question's words (loadConfigFromFile) says more than each word.
-      const words = hits.filter((h) => isWordLike(h.t)).length;
-      const score = hits.reduce((sum, h) => sum + h.s, 0) * (words >= 2 ? 1 + 0.25 * (words - 1) : 1);
-      if (score > best.score)
+      // Words the file's path already says (`http` in `adapters/http.js`) tell its names apart less.
+      const words = hits.filter((h) => isWordLike(h.t));
+      const bonus = words.length >= 2 ? 1 + 0.5 * (words.length - 1) : 1;
+      const wordScore = words.reduce((sum, h) => sum + h.s * (pathSays(file, h.t) ? 0.5 : 1), 0) * bonus;
+      if (wordScore > (perTerm.get('words') ?? 0)) perTerm.set('words', wordScore);
+      const score = hits.filter((h) => !isWordLike(h.t)).reduce((sum, h) => sum + h.s, 0) + wordScore;
+      // Between equals, the one whose body holds the question's rarer words (handleRequestTimeout
+      // over httpAdapter for "where are request timeouts handled?").
+      const nearby = near(l.index);
+      if (score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && nearby > bestNear)) {
         best = {
           score,
           line: l.line,
           text: l.text,
           why: `defines \`${def.owner ? `${def.owner}.` : ''}${def.name}\``,
         };
+        bestNear = nearby;
+      }
     }
   }
   const others = [...perTerm.values()].sort((a, b) => b - a).slice(1);
@@ -104,35 +116,75 @@ function bestDefinition(lines: readonly Line[], terms: readonly Term[], file: st
 }
 
 /** The window of a read file where most of the question's terms meet. */
-function bestWindow(lines: readonly Line[]): Best {
-  const per = lines.map((l) => l.terms);
-  let best = none;
-  for (let i = 0; i < per.length; i++) {
-    const seen = new Map<Term, number>();
-    for (let j = i; j < Math.min(per.length, i + WINDOW); j++)
-      for (const t of per[j] ?? []) seen.set(t, t.weight);
-    const coverage = [...seen.values()].reduce((a, b) => a + b, 0);
-    if (coverage <= best.score) continue;
-    // Cite the line in the window that holds the most.
-    let at = i;
-    let most = -1;
-    for (let j = i; j < Math.min(per.length, i + WINDOW); j++) {
-      const w = (per[j] ?? []).reduce((s, t) => s + t.weight, 0);
-      if (w > most) {
-        most = w;
-        at = j;
-      }
-    }
-    const names = [...seen.keys()].filter((t) => t.kind !== 'concept').map((t) => `\`${t.text}\``);
-    const l = lines[at] ?? { line: 0, text: '' };
-    best = {
-      score: coverage,
-      line: l.line,
-      text: l.text,
-      why: names.length > 1 ? `${names.join(', ')} together` : `mentions ${names[0] ?? 'the terms'}`,
-    };
+function bestWindow(lines: readonly Line[], rarity: ReadonlyMap<Term, number>): Best {
+  const rare = (t: Term) => t.weight * (rarity.get(t) ?? 1);
+  // The score is how much of the question one window holds; the line cited is in the window that
+  // holds most of what tells this file's lines apart (rarer words, words its path does not say).
+  let score = 0;
+  let cite = { rare: 0, at: -1, seen: new Set<Term>() };
+  for (let i = 0; i < lines.length; i++) {
+    const seen = new Set<Term>();
+    for (let j = i; j < Math.min(lines.length, i + WINDOW); j++)
+      for (const t of lines[j]?.terms ?? []) seen.add(t);
+    score = Math.max(
+      score,
+      [...seen].reduce((a, t) => a + t.weight, 0),
+    );
+    const rareCoverage = [...seen].reduce((a, t) => a + rare(t), 0);
+    if (rareCoverage > cite.rare) cite = { rare: rareCoverage, at: i, seen };
   }
-  return best;
+  if (cite.at < 0) return none;
+  let at = cite.at;
+  let most = -1;
+  for (let j = cite.at; j < Math.min(lines.length, cite.at + WINDOW); j++) {
+    const w = (lines[j]?.terms ?? []).reduce((s, t) => s + rare(t), 0);
+    if (w > most) {
+      most = w;
+      at = j;
+    }
+  }
+  const names = [...cite.seen].filter((t) => t.kind !== 'concept').map((t) => `\`${t.text}\``);
+  const l = lines[at] ?? { line: 0, text: '' };
+  const why = names.length > 1 ? `${names.join(', ')} together` : `mentions ${names[0] ?? 'the terms'}`;
+  return { score, line: l.line, text: l.text, why };
+}
+
+/** How much of the question a stretch of lines starting at an index holds (rarer words weigh more). */
+type Nearby = (index: number) => number;
+
+/**
+ * How much each term tells a line of a file apart: 1 for a word on a few lines, less for one on
+ * every other line (`request` in an HTTP adapter) or one the file's path already says (`http`,
+ * `adapter` in `adapters/http.js`), so that the lines cited are the ones about the rest of the
+ * question (the timeouts).
+ */
+function rarityIn(lines: readonly Line[], file: string): Map<Term, number> {
+  const counts = new Map<Term, number>();
+  for (const l of lines) for (const t of l.terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return new Map(
+    [...counts].map(([t, n]) => [
+      t,
+      isWordLike(t) ? Math.min(1, 2 / Math.sqrt(n)) * (pathSays(file, t) ? 0.3 : 1) : 1,
+    ]),
+  );
+}
+
+/** Whether a file's path names a word of the question (`adapter` in `lib/adapters/http.js`). */
+function pathSays(file: string, t: Term): boolean {
+  const parts = file.toLowerCase().split(/[/._-]+/);
+  return t.names.some((name) =>
+    parts.some((p) => p.startsWith(name) || (name.startsWith(p) && p.length >= 3)),
+  );
+}
+
+/** The rarity-weighted terms of the window starting at each line. */
+function nearbyIn(lines: readonly Line[], rarity: ReadonlyMap<Term, number>): Nearby {
+  return (index) => {
+    const seen = new Set<Term>();
+    for (let j = index; j < Math.min(lines.length, index + WINDOW); j++)
+      for (const t of lines[j]?.terms ?? []) seen.add(t);
+    return [...seen].reduce((a, t) => a + t.weight * (rarity.get(t) ?? 1), 0);
+  };
 }
 
 /** A read file's lines, and the lines the searches found past the part that was read. */
@@ -168,7 +220,8 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
       ...l,
       terms: matcher.termsIn(l.text),
     }));
-    const found = bestDefinition(lines, q.terms, file);
+    const rarity = rarityIn(lines, file);
+    const found = bestDefinition(lines, q.terms, file, nearbyIn(lines, rarity));
     const def = q.usage ? { ...found, score: found.score * 0.5 } : found;
     // A read file is judged on its text; the others on how many lines mention anything asked.
     let mentions = 0;
@@ -177,7 +230,7 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
         const c = lines.filter((l) => l.terms.includes(t)).length;
         mentions += t.weight * Math.min(1, Math.log2(1 + c) / 4) * 0.8;
       }
-    const window = read ? bestWindow(lines) : none;
+    const window = read ? bestWindow(lines, rarity) : none;
     const loose = (n: number | undefined) => Math.min(3, Math.log2(1 + (n ?? 0)));
     const spread = read
       ? window.score * 0.6

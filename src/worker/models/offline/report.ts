@@ -52,10 +52,12 @@ export function buildReport(state: OfflineState, offered: readonly string[], ana
   }
   out.push(...evidence(state, analysis ?? { evidence: ev, ranked }, top, budget.refsPerFile));
   out.push('## Summary');
-  const counted = Math.max(ev.mentions.size, ev.words.size);
-  const mentioning = counted > 0 ? `, ${counted} mention the question's terms` : '';
+  const holding = [
+    ev.mentions.size > 0 ? `${count(ev.mentions.size, 'file')} hold the names it gives` : '',
+    ev.words.size > 0 ? `${count(ev.words.size, 'file')} hold its words` : '',
+  ].filter((x) => x !== '');
   out.push(
-    `- Searched: ${count(ev.known.size, 'file')} seen${mentioning}, ${count(ev.definitionLines, 'definition-shaped line')}, ${count(ev.reads.size, 'file')} read · thoroughness: ${q.thoroughness}.`,
+    `- Searched the project's code for the question: ${holding.length > 0 ? `${holding.join(', ')}; ` : ''}${count(ev.definitionLines, 'definition-shaped line')} found; ${count(ev.reads.size, 'file')} read · thoroughness: ${q.thoroughness}.`,
   );
   if (ranked.length > top.length)
     out.push(
@@ -99,7 +101,8 @@ function evidence(
   out.push(`Searched for: ${asked}${widened}.`, '');
   const matcher = lineMatcher(own);
   const reads = [...ev.reads].sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  for (const t of own.filter((x) => !isWordLike(x))) {
+  const specific = own.filter((x) => !isWordLike(x));
+  for (const t of specific) {
     const counts = reads
       .map(([file, r]) => [file, r.lines.filter((l) => matcher.has(l.text, t)).length] as const)
       .filter(([, n]) => n > 0)
@@ -108,9 +111,11 @@ function evidence(
       .slice(0, FILES_PER_TERM)
       .map(([f, n]) => `\`${f}\` (${n} line${n === 1 ? '' : 's'})`)
       .join(', ');
-    out.push(`- \`${t.text}\`: ${counts.length === 0 ? 'not in the files read' : `in ${where}`}.`);
+    out.push(
+      `- \`${t.text}\`: ${counts.length === 0 ? 'not in the files read' : `in the files read, ${where}`}.`,
+    );
   }
-  out.push('');
+  if (specific.length > 0) out.push('');
   // Lines of the best files that hold the question's own terms, definitions first.
   for (const r of top.filter((x) => x.read).slice(0, QUOTED_FILES)) {
     const picked = (ev.reads.get(r.file)?.lines ?? [])
