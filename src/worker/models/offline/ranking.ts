@@ -205,6 +205,7 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
   const q = { ...question, terms };
   const matcher = lineMatcher(q.terms);
   const specific = q.terms.filter((t) => !isWordLike(t));
+  const words = q.terms.filter((t) => t.kind === 'word');
   const files = new Set([
     ...ev.lines.keys(),
     ...ev.mentions.keys(),
@@ -242,8 +243,15 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
     if (score <= 0) continue;
     // The definition, when it holds its own against where the terms meet or opens the code there.
     const opens = def.line > 0 && def.line <= window.line && window.line - def.line <= 2 * WINDOW;
+    // When the path says all the question's words (`src/worker/tools/`), its lines cannot tell
+    // themselves apart by them: the file's own definition is what to show.
+    const explained = words.length > 0 && words.every((t) => pathSays(file, t));
     const cite =
-      def.score > 0 && (def.score >= window.score * 0.5 || opens) ? def : window.score > 0 ? window : def;
+      def.score > 0 && (def.score >= window.score * 0.5 || opens || explained)
+        ? def
+        : window.score > 0
+          ? window
+          : def;
     const firstMention = cite.line > 0 ? undefined : lines.find((l) => l.terms.length > 0);
     out.push({
       file,
@@ -262,7 +270,9 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
 /** Terms a file's name or directories carry. */
 function pathScore(file: string, terms: readonly Term[]): { score: number; why: string } {
   const parts = file.split('/');
-  const base = (parts.pop() ?? '').replace(/\.[^.]*$/, '').replace(/\.d$/, '');
+  let base = (parts.pop() ?? '').replace(/\.[^.]*$/, '').replace(/\.d$/, '');
+  // `tools/index.ts` is the module `tools`.
+  if (/^(?:index|mod|__init__|main)$/.test(base) && parts.length > 0) base = parts.pop() ?? base;
   let score = 0;
   let why = '';
   for (const t of terms) {
@@ -291,6 +301,17 @@ function pathScore(file: string, terms: readonly Term[]): { score: number; why: 
       else continue;
     }
     why ||= `its name matches \`${t.text}\``;
+  }
+  // Two words the question puts side by side that the path puts side by side ("the worker tools"
+  // and `src/worker/tools/`, "config loader" and `config-loader.ts`) name this very place.
+  const words = terms.filter((t) => t.kind === 'word');
+  const segments = [...parts, base].flatMap((p) => p.split(/[-_.]/)).map((p) => p.toLowerCase());
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [a, b] = [words[i]?.names[0] ?? '', words[i + 1]?.names[0] ?? ''];
+    if (segments.some((seg, j) => seg.startsWith(a) && (segments[j + 1] ?? '').startsWith(b))) {
+      score += 1;
+      why = `its path reads \`${words[i]?.text} ${words[i + 1]?.text}\``;
+    }
   }
   return { score, why };
 }

@@ -24,10 +24,17 @@ export function parseFileList(content: string): string[] {
 }
 
 const CUT =
-  /\[(?:head_limit \d+ reached|search stopped at the cap|only the first \d+ files)|\[output truncated/;
+  /^(?:\[(?:head_limit \d+ reached|search stopped at the cap|only the first \d+ files)|\.\.\. \[output truncated: \d+ more characters)/;
 
-/** Whether a tool's output says it was cut short (so what it lists is a part). */
-export const isCut = (content: string) => CUT.test(content);
+/**
+ * Whether a tool's output says it was cut short (so what it lists is a part). Only the notices
+ * the tools and the loop append at the end count: a file that quotes them is not cut.
+ */
+export const isCut = (content: string) =>
+  content
+    .split('\n')
+    .slice(-6)
+    .some((line) => CUT.test(line));
 
 /** `path:count` lines from Grep's count mode (the closing "Found N matching lines" is skipped). */
 export function parseCounts(content: string): Map<string, number> {
