@@ -1,4 +1,4 @@
-// A file-system backed stand-in for the host's fs capabilities (glob, readMany, read, stat), so
+// A file-system backed stand-in for the host's fs capabilities (glob, readMany, read, list, stat), so
 // the real worker tools can run over a real temp directory in tests without a host or a port.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -79,6 +79,20 @@ export function fsCapabilities(root: string): GrantedCapabilities {
           mtimeMs: stat.mtimeMs,
         },
       };
+    },
+    async 'fs.list'(req) {
+      const entries = await fs.readdir(abs(req.path), { withFileTypes: true });
+      const listed = await Promise.all(
+        entries
+          .filter((e) => e.name !== '.git' && e.name !== 'node_modules')
+          .map(async (e) => ({
+            name: e.name,
+            type: e.isDirectory() ? ('directory' as const) : ('file' as const),
+            size: e.isFile() ? (await fs.stat(path.join(abs(req.path), e.name))).size : 0,
+          })),
+      );
+      listed.sort((a, b) => (a.name < b.name ? -1 : 1));
+      return { ok: true, value: { path: req.path, entries: listed, truncated: false } };
     },
     async 'fs.stat'(req) {
       try {

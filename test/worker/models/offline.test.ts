@@ -83,9 +83,8 @@ describe('offline model', () => {
     expect(result.result).toMatch(
       /`src\/config\/limits\.ts:2` — .*`\/\/ maxTurns comes from the agent file\.`/,
     );
-    expect(result.result).toMatch(/`README\.md:3` — .*\(docs\): `Call runAgentLoop to run an agent\.`/);
-    // Source before docs; the file with no term in it is not cited.
-    expect(result.result.indexOf('src/agent-loop.ts:')).toBeLessThan(result.result.indexOf('README.md:'));
+    // Documentation is not searched unless the question asks about it.
+    expect(result.result).not.toContain('README.md:');
     expect(result.result).not.toContain('docs/notes.txt:');
     // Turn 1 discovers (definition-shaped lines, a count of the lines that mention a name), turn 2
     // counts the plain words, turn 3 reads the best candidates to confirm.
@@ -100,6 +99,26 @@ describe('offline model', () => {
     expect(reads).not.toContain('docs/notes.txt');
     expect(ofType(events, 'tool-result').every((r) => !r.isError)).toBe(true);
     expect(ofType(events, 'text-delta').length).toBeGreaterThan(3);
+  });
+
+  it('searches the documentation when the question asks about it', async () => {
+    const { result } = await offlineRun(
+      'Where is runAgentLoop documented?',
+      realTools(['Glob', 'Grep', 'Read']),
+    );
+    expect(result.result).toMatch(/`README\.md:3` — .*: `Call runAgentLoop to run an agent\.`/);
+  });
+
+  it('lists the top directory first when it has LS, and searches the source directory it finds', async () => {
+    const tools = realTools(['Glob', 'Grep', 'Read', 'LS']);
+    const { events, result } = await offlineRun('Where is `runAgentLoop` defined?', tools);
+    const calls = ofType(events, 'tool-call');
+    expect(calls[0]).toMatchObject({ name: 'LS', input: { path: '.' } });
+    expect(calls.find((c) => c.name === 'Grep')?.input).toMatchObject({
+      output_mode: 'content',
+      path: 'src',
+    });
+    expect(result.result).toContain('Most likely: `src/agent-loop.ts:4` — defines `runAgentLoop`');
   });
 
   it('labels its usage as estimated', async () => {
@@ -183,6 +202,8 @@ describe('offline model', () => {
     expect(result).toMatchObject({ status: 'completed', turns: 2 });
     expect(result.result).toContain('Searched for: `runAgentLoop`');
     // What turn 1 found made it into the report, marked as not read.
-    expect(result.result).toMatch(/`README\.md:1` — mentions the question's terms \(docs, not read\)/);
+    expect(result.result).toContain(
+      'Most likely: `src/agent-loop.ts:4` — defines `runAgentLoop` (not read): `export async function* runAgentLoop(deps) {`',
+    );
   });
 });

@@ -6,7 +6,7 @@ import type { ToolRecord } from './conversation.js';
 import type { QuestionTerms } from './question.js';
 import { rankFiles, type Ranked } from './ranking.js';
 import { followUpCalls } from './follow-up.js';
-import { discoveryCalls, type PlannedCall } from './search-plan.js';
+import { plannedDiscovery, type PlannedCall } from './search-plan.js';
 
 /** The evidence and the ranking of one state of the conversation. */
 export interface Analysis {
@@ -25,7 +25,7 @@ export function analyse(
   offered: ReadonlySet<string>,
   followUps: readonly PlannedCall[] = followUpCalls(question, offered, records),
 ): Analysis {
-  const planned = [...discoveryCalls(question, offered), ...followUps];
+  const planned = [...plannedDiscovery(question, offered, records), ...followUps];
   const evidence = gatherEvidence(records, planned);
   return { evidence, ranked: rankFiles(question, task, evidence) };
 }

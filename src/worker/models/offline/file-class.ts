@@ -42,10 +42,13 @@ const WEIGHTS: Record<FileKind, number> = {
   changelog: 0.15,
 };
 
+/** Words in a question that ask about documentation. */
+export const ASKS_FOR_DOCS = /\b(?:docs?|documentation|documented|readme|guide|changelog)\b/i;
+
 /** Words in a question that ask for a kind of file, so that kind is not held back. */
 const ASKED: Partial<Record<FileKind, RegExp>> = {
   test: /\b(?:tests?|specs?|tested|testing)\b/i,
-  docs: /\b(?:docs?|documentation|documented|readme)\b/i,
+  docs: ASKS_FOR_DOCS,
   example: /\b(?:examples?|demos?|samples?|playgrounds?|fixtures?|templates?)\b/i,
   changelog: /\b(?:changelog|release notes|history)\b/i,
   typings: /\b(?:typings|type (?:definitions?|declarations?)|declaration files?|d\.ts)\b/i,

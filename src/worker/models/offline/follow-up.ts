@@ -4,7 +4,7 @@
 import type { ToolRecord } from './conversation.js';
 import { fileKind, isMirror } from './file-class.js';
 import type { QuestionTerms } from './question.js';
-import { countCall, discoveryCalls, wordPattern, type PlannedCall, type Purpose } from './search-plan.js';
+import { countCall, plannedDiscovery, wordPattern, type PlannedCall, type Purpose } from './search-plan.js';
 import { isCut, parseCounts, parseGrepContent } from './tool-output.js';
 
 /** Source directories searched again when the definition search was cut, at most. */
@@ -18,7 +18,7 @@ export function followUpCalls(
   offered: ReadonlySet<string>,
   records: readonly ToolRecord[],
 ): PlannedCall[] {
-  const discovery = discoveryCalls(q, offered);
+  const discovery = plannedDiscovery(q, offered, records);
   const find = (purpose: Purpose) => {
     const call = discovery.find((c) => c.purpose === purpose);
     const key = call && JSON.stringify(call.input);
@@ -35,11 +35,17 @@ export function followUpCalls(
     // The search lists files in path order, so `src/` comes after `dist/`, `internal/` and `lib/`:
     // the directories after the last file it showed, with the most source files mentioning the
     // question's terms, are searched on their own.
-    const from = parseGrepContent(defs.record.content).at(-1)?.path.split('/')[0] ?? '';
+    // Within the directory it searched, when discovery searched only the project's source.
+    const under = typeof defs.call.input['path'] === 'string' ? `${defs.call.input['path']}/` : '';
+    const dirOf = (file: string) => {
+      const rest = file.slice(under.length);
+      return rest.includes('/') ? `${under}${rest.split('/')[0] ?? ''}` : undefined;
+    };
+    const from = dirOf(parseGrepContent(defs.record.content).at(-1)?.path ?? '') ?? '';
     const perDir = new Map<string, number>();
     for (const file of sources) {
-      const dir = file.split('/')[0] ?? '';
-      if (file.includes('/') && dir >= from) perDir.set(dir, (perDir.get(dir) ?? 0) + 1);
+      const dir = file.startsWith(under) ? dirOf(file) : undefined;
+      if (dir !== undefined && dir >= from) perDir.set(dir, (perDir.get(dir) ?? 0) + 1);
     }
     const call = defs.call;
     for (const [dir] of [...perDir]
@@ -49,6 +55,6 @@ export function followUpCalls(
   }
   const words = wordPattern(q.terms.filter((t) => t.kind === 'word'));
   if (find('mentions').record && sources.length < RARE && words !== undefined)
-    calls.push(countCall('words', words));
+    calls.push(countCall(q, 'words', words));
   return calls;
 }

@@ -7,7 +7,8 @@ import { analyse, type Analysis } from './analysis.js';
 import type { OfflineState, ToolRecord } from './conversation.js';
 import type { Thoroughness } from './question.js';
 import { followUpCalls } from './follow-up.js';
-import { discoveryCalls, MANIFEST, MANIFEST_READ, readCalls, type PlannedCall } from './search-plan.js';
+import { layoutOf, LAYOUT_INPUT } from './layout.js';
+import { MANIFEST, MANIFEST_READ, plannedDiscovery, readCalls, type PlannedCall } from './search-plan.js';
 
 /** The next step: tool calls (with a one-line note), or the report (with the analysis behind it, when made). */
 export type OfflineStep =
@@ -34,24 +35,38 @@ export const BUDGETS: Record<Thoroughness, SearchBudget> = {
 
 /** Whether discovery found a package.json at the top of the project. */
 function hasManifest(records: readonly ToolRecord[]): boolean {
-  return records.some(
-    (r) =>
-      r.name === 'Glob' &&
-      r.input['pattern'] === MANIFEST &&
-      !r.isError &&
-      r.content.split('\n').some((l) => l.trim() === MANIFEST),
+  return (
+    layoutOf(records)?.manifest === true ||
+    records.some(
+      (r) =>
+        r.name === 'Glob' &&
+        r.input['pattern'] === MANIFEST &&
+        !r.isError &&
+        r.content.split('\n').some((l) => l.trim() === MANIFEST),
+    )
   );
 }
+
+/** A listing of the top directory comes first when LS is there to give it and Grep to use it. */
+const listsFirst = (offered: ReadonlySet<string>) => offered.has('LS') && offered.has('Grep');
 
 /** Decides the next step for a request. */
 export function planStep(request: ModelRequest, state: OfflineState): OfflineStep {
   const offered = new Set(request.tools.map((t) => t.name));
   if (request.toolChoice === 'none' || offered.size === 0) return { kind: 'report' };
   const q = state.question;
-  if (state.phase === 0) return discover(state, offered);
-  // The steps after discovery: a follow-up search when discovery's was cut, then two rounds of reads.
+  // The steps: the layout (when LS is offered), discovery, a follow-up search when discovery's
+  // was cut or its names rare, then two rounds of reads.
+  const searching = state.phase - (listsFirst(offered) ? 1 : 0);
+  if (searching < 0)
+    return {
+      kind: 'tools',
+      note: '(offline model) Looking at the layout of the project.\n',
+      calls: [{ name: 'LS', purpose: 'layout', input: { ...LAYOUT_INPUT } }],
+    };
+  if (searching === 0) return discover(state, offered);
   const followUps = followUpCalls(q, offered, state.records);
-  const step = state.phase - 1 - (followUps.length > 0 ? 1 : 0);
+  const step = searching - 1 - (followUps.length > 0 ? 1 : 0);
   if (step < 0)
     return {
       kind: 'tools',
@@ -110,7 +125,7 @@ export function diverse(files: readonly string[], n: number): string[] {
 
 function discover(state: OfflineState, offered: ReadonlySet<string>): OfflineStep {
   const q = state.question;
-  const planned = discoveryCalls(q, offered);
+  const planned = plannedDiscovery(q, offered, state.records);
   if (planned.length > 0) {
     const names = q.terms.filter((t) => t.kind !== 'concept').map((t) => `\`${t.text}\``);
     return {

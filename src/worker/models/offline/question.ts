@@ -3,6 +3,7 @@
 // searched as written; question phrasing is dropped; the plain words left are stemmed and widened
 // with the names code uses for their concept (vocabulary.ts).
 import { caseless, escapeRegex, exact, partStart, squash, type Term } from './terms.js';
+import { ASKS_FOR_DOCS } from './file-class.js';
 import { CONCEPTS, STOP_WORDS, stem } from './vocabulary.js';
 
 /** How much exploring the task asked for. */
@@ -17,6 +18,8 @@ export interface QuestionTerms {
    * for less than the lines where the question's terms meet.
    */
   usage: boolean;
+  /** The question is about documentation, so Markdown and text files are searched too. */
+  docs: boolean;
 }
 
 const USAGE = /\b(?:used|uses|using|called|calls|invoked|invokes|consumed|referenced|applied)\b/i;
@@ -64,7 +67,7 @@ export function readQuestion(task: string): QuestionTerms {
   for (const t of [...terms]) if (t.kind === 'word') for (const c of concepts(t)) add(c);
   terms.sort((a, b) => b.weight - a.weight);
   const usage = USAGE.test(text) && !DEFINITION.test(text);
-  return { terms: terms.slice(0, MAX_TERMS), thoroughness, usage };
+  return { terms: terms.slice(0, MAX_TERMS), thoroughness, usage, docs: ASKS_FOR_DOCS.test(text) };
 }
 
 /** The terms one token of the question gives (none for phrasing and stop words). */

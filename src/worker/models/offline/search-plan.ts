@@ -6,12 +6,14 @@
 // next turn. Every call is recomputed from the question, so a later turn can tell
 // which result answered which search without keeping any state of its own.
 import { definitionPattern, type DefinitionNames } from './definitions.js';
+import type { ToolRecord } from './conversation.js';
+import { layoutOf, type Layout } from './layout.js';
 import type { QuestionTerms } from './question.js';
 import { caseless, isWordLike, type Term } from './terms.js';
 
 /** What a planned call is for. */
 export type Purpose =
-  'definitions' | 'mentions' | 'words' | 'names' | 'file' | 'manifest' | 'package' | 'read';
+  'layout' | 'definitions' | 'mentions' | 'words' | 'names' | 'file' | 'manifest' | 'package' | 'read';
 
 /** A planned tool call. */
 export interface PlannedCall {
@@ -22,9 +24,18 @@ export interface PlannedCall {
   term?: Term;
 }
 
-/** Files Grep reads: code and config, not source maps, images or lockfiles. */
+/**
+ * Files Grep reads: code and config, not Markdown (a fifth of a documented project's bytes, and
+ * seldom the answer), source maps, images or lockfiles.
+ */
 export const CODE_GLOB =
-  '**/*.{js,mjs,cjs,jsx,ts,mts,cts,tsx,json,json5,yml,yaml,toml,py,rb,go,rs,java,kt,scala,swift,php,cs,c,h,cc,cpp,hpp,vue,svelte,sh,md}';
+  '**/*.{js,mjs,cjs,jsx,ts,mts,cts,tsx,json,json5,yml,yaml,toml,py,rb,go,rs,java,kt,scala,swift,php,cs,c,h,cc,cpp,hpp,vue,svelte,sh}';
+/** The same with documentation, for questions about it. */
+export const DOCS_GLOB =
+  '**/*.{js,mjs,cjs,jsx,ts,mts,cts,tsx,json,json5,yml,yaml,toml,py,rb,go,rs,java,kt,scala,swift,php,cs,c,h,cc,cpp,hpp,vue,svelte,sh,md,mdx,rst,txt}';
+
+/** The files a question's searches read. */
+export const globFor = (q: QuestionTerms) => (q.docs ? DOCS_GLOB : CODE_GLOB);
 
 /** Most definition lines read back: enough for a large repository, bounded for the conversation. */
 const DEFINITION_LINES = 1500;
@@ -76,8 +87,15 @@ function nameGlobs(terms: readonly Term[]): string[] {
   return names.size === 0 ? [] : [`**/*{${[...names].sort().join(',')}}*`];
 }
 
-/** Discovery: the calls of the first turn, for the tools the agent was offered. */
-export function discoveryCalls(q: QuestionTerms, offered: ReadonlySet<string>): PlannedCall[] {
+/**
+ * Discovery: the calls of the first searching turn, for the tools the agent was offered and the
+ * project's layout when it was listed first (the definition search then reads only its source).
+ */
+export function discoveryCalls(
+  q: QuestionTerms,
+  offered: ReadonlySet<string>,
+  layout?: Layout,
+): PlannedCall[] {
   const calls: PlannedCall[] = [];
   const specific = q.terms.filter((t) => !isWordLike(t));
   const words = q.terms.filter((t) => t.kind === 'word');
@@ -92,8 +110,9 @@ export function discoveryCalls(q: QuestionTerms, offered: ReadonlySet<string>): 
           '-i': true,
           '-n': true,
           output_mode: 'content',
-          glob: CODE_GLOB,
+          glob: globFor(q),
           head_limit: DEFINITION_LINES,
+          ...(layout?.sourceRoot !== undefined ? { path: layout.sourceRoot } : {}),
         },
       });
     // One count of the lines that mention the specific terms, or the words when there are none
@@ -101,8 +120,8 @@ export function discoveryCalls(q: QuestionTerms, offered: ReadonlySet<string>): 
     // one with ten `object`, and the words are counted later only if the terms are rare).
     const mentions = specificPattern(specific);
     const loose = wordPattern(words);
-    if (mentions !== undefined) calls.push(countCall('mentions', mentions));
-    else if (loose !== undefined) calls.push(countCall('words', loose));
+    if (mentions !== undefined) calls.push(countCall(q, 'mentions', mentions));
+    else if (loose !== undefined) calls.push(countCall(q, 'words', loose));
   }
   if (offered.has('Glob')) {
     // With Grep, files are found by what they hold (a file named after a term mentions it too).
@@ -113,10 +132,20 @@ export function discoveryCalls(q: QuestionTerms, offered: ReadonlySet<string>): 
       if (term.glob !== undefined)
         calls.push({ name: 'Glob', purpose: 'file', term, input: { pattern: term.glob } });
   }
-  // Whether there is a package.json to read with the candidates (entry points, the project's name).
-  if (offered.has('Glob') && offered.has('Read') && calls.length > 0)
+  // Whether there is a package.json to read with the candidates (entry points, the project's name),
+  // unless the listing of the top directory said so.
+  if (layout === undefined && offered.has('Glob') && offered.has('Read') && calls.length > 0)
     calls.push({ name: 'Glob', purpose: 'manifest', input: { pattern: MANIFEST } });
   return calls;
+}
+
+/** Discovery as it was planned for the conversation in `records` (with its layout, if listed). */
+export function plannedDiscovery(
+  q: QuestionTerms,
+  offered: ReadonlySet<string>,
+  records: readonly ToolRecord[],
+): PlannedCall[] {
+  return discoveryCalls(q, offered, layoutOf(records));
 }
 
 /** The project's manifest, read for its name and entry points. */
@@ -129,9 +158,9 @@ export const MANIFEST_READ: PlannedCall = {
   input: { file_path: MANIFEST, limit: 300 },
 };
 
-/** A count of the lines that match `pattern`, in code files. */
-export function countCall(purpose: Purpose, pattern: string): PlannedCall {
-  return { name: 'Grep', purpose, input: { pattern, output_mode: 'count', glob: CODE_GLOB } };
+/** A count of the lines that match `pattern`, in the files the question's searches read. */
+export function countCall(q: QuestionTerms, purpose: Purpose, pattern: string): PlannedCall {
+  return { name: 'Grep', purpose, input: { pattern, output_mode: 'count', glob: globFor(q) } };
 }
 
 /** The confirming reads of the second turn. */
