@@ -101,6 +101,39 @@ describe('offline model', () => {
     expect(ofType(events, 'text-delta').length).toBeGreaterThan(3);
   });
 
+  it('reads the one file that holds a quoted message, however many files its words find', async () => {
+    // Eight files define and pass on messages, more than a medium run reads; one file, defining
+    // nothing the question names, holds the message itself.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cadre-offline-quoted-'));
+    try {
+      for (let i = 1; i <= 8; i++) {
+        const body = [
+          `export function message${i}(message: string): string {`,
+          '  // where a message comes from: the caller, with the message it gives',
+          `  return \`[${i}] \${message}\`;`,
+          '}',
+        ];
+        await fs.mkdir(path.join(dir, 'src', 'messages'), { recursive: true });
+        await fs.writeFile(path.join(dir, 'src', 'messages', `message-${i}.ts`), body.join('\n'));
+      }
+      const check = [
+        'export function check(value: unknown): void {',
+        '  if (value === undefined) {',
+        "    throw new TypeError('Invalid argument; expected a widget');",
+        '  }',
+        '}',
+      ];
+      await fs.writeFile(path.join(dir, 'src', 'check.ts'), check.join('\n'));
+      const { result } = await offlineRun(
+        "where does the message 'Invalid argument; expected a widget' come from?",
+        realTools(['Glob', 'Grep', 'Read'], dir),
+      );
+      expect(result.result).toMatch(/Most likely: `src\/check\.ts:3` — /);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('searches the documentation when the question asks about it', async () => {
     const { result } = await offlineRun(
       'Where is runAgentLoop documented?',

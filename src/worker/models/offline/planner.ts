@@ -4,6 +4,8 @@
 // the top three; then the report.
 import type { ModelRequest } from '../model-client.js';
 import { analyse, type Analysis } from './analysis.js';
+import type { Evidence } from './evidence.js';
+import { fileKind, isMirror } from './file-class.js';
 import type { OfflineState, ToolRecord } from './conversation.js';
 import type { Thoroughness } from './question.js';
 import { followUpCalls } from './follow-up.js';
@@ -80,12 +82,16 @@ export function planStep(request: ModelRequest, state: OfflineState): OfflineSte
   );
   const analysis = analyse(q, state.task, state.records, offered, followUps);
   // First confirmation: the best candidates; a second only when reading changed the top three.
+  const rare = step === 0 ? rareHolders(analysis.evidence) : [];
   const pool =
     step === 0
-      ? diverse(
-          analysis.ranked.map((r) => r.file),
-          budget.readFiles,
-        )
+      ? [
+          ...rare,
+          ...diverse(
+            analysis.ranked.map((r) => r.file).filter((f) => !rare.includes(f)),
+            budget.readFiles - rare.length,
+          ),
+        ]
       : analysis.ranked.slice(0, 3).map((r) => r.file);
   const files = pool.filter((f) => !read.has(f));
   if (files.length === 0) return { kind: 'report', analysis };
@@ -93,6 +99,18 @@ export function planStep(request: ModelRequest, state: OfflineState): OfflineSte
   if (step === 0 && hasManifest(state.records)) calls.push(MANIFEST_READ);
   const what = files.length === 1 ? 'the best candidate' : `the ${files.length} best candidates`;
   return { kind: 'tools', note: `(offline model) Reading ${what} to confirm.\n`, calls };
+}
+
+/** Fewer source files than this holding the question's names are all read, whatever their rank. */
+const RARE = 3;
+
+/**
+ * The source files that hold the names the question gives, when only a few do: a quoted message
+ * found in one file is the answer even when that file defines nothing the question names.
+ */
+function rareHolders(ev: Evidence): string[] {
+  const files = [...ev.mentions.keys()].filter((f) => fileKind(f) === 'source' && !isMirror(f, ev.known));
+  return files.length <= RARE ? files.sort() : [];
 }
 
 function describeFollowUp(call: PlannedCall): string {

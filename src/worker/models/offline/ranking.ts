@@ -50,8 +50,11 @@ interface Best {
   line: number;
   text: string;
   why: string;
+  /** For a definition: whether it opens a body (a function, class, method or option table). */
+  opensBody?: boolean;
 }
 const none: Best = { score: 0, line: 0, text: '', why: '' };
+const BODIES = new Set<Definition['shape']>(['function', 'class', 'method', 'key']);
 
 /** How strongly one definition on `file` answers `term`. */
 function definitionScore(def: Definition, term: Term, file: string, classes: ReadonlySet<string>): number {
@@ -105,6 +108,7 @@ function bestDefinition(lines: readonly Line[], terms: readonly Term[], file: st
           line: l.line,
           text: l.text,
           why: `defines \`${def.owner ? `${def.owner}.` : ''}${def.name}\``,
+          opensBody: BODIES.has(def.shape),
         };
         bestNear = nearby;
       }
@@ -242,7 +246,11 @@ export function rankFiles(question: QuestionTerms, task: string, ev: Evidence): 
     const score = prior * (def.score + mentions + spread + path.score + (ev.entries.has(file) ? 0.3 : 0));
     if (score <= 0) continue;
     // The definition, when it holds its own against where the terms meet or opens the code there.
-    const opens = def.line > 0 && def.line <= window.line && window.line - def.line <= 2 * WINDOW;
+    const opens =
+      def.opensBody === true &&
+      def.line > 0 &&
+      def.line <= window.line &&
+      window.line - def.line <= 2 * WINDOW;
     // When the path says all the question's words (`src/worker/tools/`), its lines cannot tell
     // themselves apart by them: the file's own definition is what to show.
     const explained = words.length > 0 && words.every((t) => pathSays(file, t));
