@@ -12,7 +12,13 @@ import { ConfigFile, keysAt } from './config/schema.js';
 import { issueMessage } from './config/zod-messages.js';
 import { sortByLine } from './registry/format-issue.js';
 
-export { type CadreConfig, type SandboxSettings, CONFIG_DEFAULTS, defaultConfig, mergeConfig } from './config/merge.js';
+export {
+  type CadreConfig,
+  type SandboxSettings,
+  CONFIG_DEFAULTS,
+  defaultConfig,
+  mergeConfig,
+} from './config/merge.js';
 export {
   ConfigFile,
   PermissionsConfig,
