@@ -101,34 +101,38 @@ describe('offline model', () => {
     expect(ofType(events, 'text-delta').length).toBeGreaterThan(3);
   });
 
-  it('reads the one file that holds a quoted message, however many files its words find', async () => {
-    // Eight files define and pass on messages, more than a medium run reads; one file, defining
+  it('reads the one file that holds a quoted message and cites the message, however many files its words find', async () => {
+    // Eight files define and throw errors, more than a medium run reads; one file, defining
     // nothing the question names, holds the message itself.
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cadre-offline-quoted-'));
     try {
+      await fs.mkdir(path.join(dir, 'src', 'errors'), { recursive: true });
       for (let i = 1; i <= 8; i++) {
         const body = [
-          `export function message${i}(message: string): string {`,
-          '  // where a message comes from: the caller, with the message it gives',
-          `  return \`[${i}] \${message}\`;`,
+          `export function error${i}(error: Error): never {`,
+          '  // where an error is thrown: here, with the error the caller gives',
+          '  throw error;',
           '}',
         ];
-        await fs.mkdir(path.join(dir, 'src', 'messages'), { recursive: true });
-        await fs.writeFile(path.join(dir, 'src', 'messages', `message-${i}.ts`), body.join('\n'));
+        await fs.writeFile(path.join(dir, 'src', 'errors', `error-${i}.ts`), body.join('\n'));
       }
+      // A local variable named like a question word sits right above the message: the citation is
+      // the message's line, not that definition.
       const check = [
-        'export function check(value: unknown): void {',
+        'export function check(value: unknown): unknown[] {',
+        '  const errors = [value];',
         '  if (value === undefined) {',
         "    throw new TypeError('Invalid argument; expected a widget');",
         '  }',
+        '  return errors;',
         '}',
       ];
       await fs.writeFile(path.join(dir, 'src', 'check.ts'), check.join('\n'));
       const { result } = await offlineRun(
-        "where does the message 'Invalid argument; expected a widget' come from?",
+        "where is the error 'Invalid argument; expected a widget' thrown?",
         realTools(['Glob', 'Grep', 'Read'], dir),
       );
-      expect(result.result).toMatch(/Most likely: `src\/check\.ts:3` — /);
+      expect(result.result).toMatch(/Most likely: `src\/check\.ts:4` — /);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
