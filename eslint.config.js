@@ -13,7 +13,17 @@ const MCP_SDK = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.ci/**', 'bench/results/**', '.scratch/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.ci/**',
+      'bench/results/**',
+      '.scratch/**',
+      'bench/explore-eval/.corpora/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,7 +4,8 @@
 import { CadreError } from '../../shared/errors.js';
 import type { ModelConfig } from '../../shared/run-spec.js';
 import type { AssistantBlock, ModelClient, ModelRequest, ModelStreamEvent } from './model-client.js';
-import { planStep, readState } from './offline/planner.js';
+import { readState } from './offline/conversation.js';
+import { planStep } from './offline/planner.js';
 import { buildReport } from './offline/report.js';
 
 export { OFFLINE_NOTICE } from './offline/report.js';
@@ -38,6 +39,7 @@ export function createOfflineClient(_config?: Pick<ModelConfig, 'model'>): Model
         text = buildReport(
           state,
           request.tools.map((t) => t.name),
+          step.analysis,
         );
         content.push({ type: 'text', text });
       }

@@ -1,9 +1,9 @@
-// A file-system backed stand-in for the host's fs capabilities (glob, readMany, read, stat), so
+// A file-system backed stand-in for the host's fs capabilities (glob, readMany, read, list, stat), so
 // the real worker tools can run over a real temp directory in tests without a host or a port.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { GrantedCapabilities } from '../../../src/shared/capabilities.js';
-import { globToRegExp } from '../../../src/worker/models/offline/tool-output.js';
+import { globToRegExp } from '../../../src/shared/glob.js';
 
 async function walk(root: string, dir = root): Promise<{ rel: string; mtimeMs: number }[]> {
   const out: { rel: string; mtimeMs: number }[] = [];
@@ -29,7 +29,7 @@ export function fsCapabilities(root: string): GrantedCapabilities {
         req.path === undefined
           ? ''
           : `${path.relative(root, abs(req.path)).split(path.sep).join('/')}/`.replace(/^\/$/, '');
-      const re = globToRegExp(req.pattern);
+      const re = globToRegExp(req.pattern, { dot: true });
       const files = (await walk(root))
         .filter((f) => f.rel.startsWith(base) && re.test(f.rel.slice(base.length)))
         .sort((a, b) => b.mtimeMs - a.mtimeMs || (a.rel < b.rel ? -1 : 1)); // newest first, like the host
@@ -79,6 +79,20 @@ export function fsCapabilities(root: string): GrantedCapabilities {
           mtimeMs: stat.mtimeMs,
         },
       };
+    },
+    async 'fs.list'(req) {
+      const entries = await fs.readdir(abs(req.path), { withFileTypes: true });
+      const listed = await Promise.all(
+        entries
+          .filter((e) => e.name !== '.git' && e.name !== 'node_modules')
+          .map(async (e) => ({
+            name: e.name,
+            type: e.isDirectory() ? ('directory' as const) : ('file' as const),
+            size: e.isFile() ? (await fs.stat(path.join(abs(req.path), e.name))).size : 0,
+          })),
+      );
+      listed.sort((a, b) => (a.name < b.name ? -1 : 1));
+      return { ok: true, value: { path: req.path, entries: listed, truncated: false } };
     },
     async 'fs.stat'(req) {
       try {

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS } from '../../../src/shared/run-spec.js';
 import type { LoopTools } from '../../../src/worker/agent-loop.js';
 import { createOfflineClient, OFFLINE_NOTICE } from '../../../src/worker/models/offline.js';
-import { extractTerms } from '../../../src/worker/models/offline/keywords.js';
 import { runTool, toolDefinitionsFor } from '../../../src/worker/tools/index.js';
 import { fsCapabilities } from './fs-capabilities.js';
 import { drive, makeSpec, ofType } from './loop-support.js';
@@ -60,41 +59,103 @@ const offlineRun = (prompt: string, tools: LoopTools) =>
   drive({ spec: makeSpec({ prompt, system: 'You explore code.' }), client: createOfflineClient(), tools });
 
 describe('offline model', () => {
-  it('searches with the real tools and reports file:line references', async () => {
+  it('searches with the real tools and leads with a ranked answer of real file:line references', async () => {
     const tools = realTools(['Glob', 'Grep', 'Read']);
     const { events, result } = await offlineRun(
       'Where is `runAgentLoop` defined and how is maxTurns enforced?',
       tools,
     );
     expect(result.status).toBe('completed');
-    expect(result.turns).toBe(3);
+    // Discovery, the words (the names it gives are in two source files only), reads, report.
+    expect(result.turns).toBe(4);
     const firstLine = result.result.split('\n')[0] ?? '';
     expect(firstLine).toBe(OFFLINE_NOTICE);
     expect(firstLine).toContain('no API key configured');
     expect(firstLine).toContain('export ANTHROPIC_API_KEY=');
     expect(firstLine).toContain('ANTHROPIC_BASE_URL');
     expect(firstLine).toContain('--model');
-    // Real line numbers from the real files.
-    expect(result.result).toContain('- `src/agent-loop.ts:4`: `export async function* runAgentLoop(deps) {`');
-    expect(result.result).toContain('- `README.md:3`: `Call runAgentLoop to run an agent.`');
+    // The answer comes first, then the evidence; every line number is the real one.
+    expect(result.result).toContain(
+      'Most likely: `src/agent-loop.ts:4` — defines `runAgentLoop`: `export async function* runAgentLoop(deps) {`',
+    );
+    expect(result.result.indexOf('Most likely:')).toBeLessThan(result.result.indexOf('## Evidence'));
     expect(result.result).toContain('- `src/agent-loop.ts:6`: `if (turns >= deps.spec.maxTurns) return;`');
-    expect(result.result).toContain('- `src/config/limits.ts:2`: `// maxTurns comes from the agent file.`');
+    expect(result.result).toMatch(
+      /`src\/config\/limits\.ts:2` — .*`\/\/ maxTurns comes from the agent file\.`/,
+    );
+    // Documentation is not searched unless the question asks about it.
+    expect(result.result).not.toContain('README.md:');
     expect(result.result).not.toContain('docs/notes.txt:');
-    // Turn 1 discovers (Glob + Grep files_with_matches), turn 2 looks closer (Grep -n + Read).
+    // Turn 1 discovers (definition-shaped lines, a count of the lines that mention a name), turn 2
+    // counts the plain words, turn 3 reads the best candidates to confirm.
     const calls = ofType(events, 'tool-call');
-    expect(calls.slice(0, 2).map((c) => [c.name, (c.input as { output_mode?: string }).output_mode])).toEqual(
-      [
-        ['Glob', undefined],
-        ['Grep', 'files_with_matches'],
-      ],
-    );
-    expect(calls[2]).toMatchObject({ name: 'Grep', input: { output_mode: 'content', '-n': true } });
-    expect(calls.slice(3).every((c) => c.name === 'Read')).toBe(true);
-    expect(calls.slice(3).map((c) => (c.input as { file_path: string }).file_path)).toContain(
-      'src/agent-loop.ts',
-    );
+    const greps = calls.filter((c) => c.name === 'Grep').map((c) => c.input as { output_mode?: string });
+    expect(greps.map((g) => g.output_mode)).toEqual(['content', 'count', 'count']);
+    expect(greps[0]).toMatchObject({ '-n': true, '-i': true });
+    const reads = calls
+      .filter((c) => c.name === 'Read')
+      .map((c) => (c.input as { file_path: string }).file_path);
+    expect(reads).toContain('src/agent-loop.ts');
+    expect(reads).not.toContain('docs/notes.txt');
     expect(ofType(events, 'tool-result').every((r) => !r.isError)).toBe(true);
     expect(ofType(events, 'text-delta').length).toBeGreaterThan(3);
+  });
+
+  it('reads the one file that holds a quoted message and cites the message, however many files its words find', async () => {
+    // Eight files define and throw errors, more than a medium run reads; one file, defining
+    // nothing the question names, holds the message itself.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cadre-offline-quoted-'));
+    try {
+      await fs.mkdir(path.join(dir, 'src', 'errors'), { recursive: true });
+      for (let i = 1; i <= 8; i++) {
+        const body = [
+          `export function error${i}(error: Error): never {`,
+          '  // where an error is thrown: here, with the error the caller gives',
+          '  throw error;',
+          '}',
+        ];
+        await fs.writeFile(path.join(dir, 'src', 'errors', `error-${i}.ts`), body.join('\n'));
+      }
+      // A local variable named like a question word sits right above the message: the citation is
+      // the message's line, not that definition.
+      const check = [
+        'export function check(value: unknown): unknown[] {',
+        '  const errors = [value];',
+        '  if (value === undefined) {',
+        "    throw new TypeError('Invalid argument; expected a widget');",
+        '  }',
+        '  return errors;',
+        '}',
+      ];
+      await fs.writeFile(path.join(dir, 'src', 'check.ts'), check.join('\n'));
+      const { result } = await offlineRun(
+        "where is the error 'Invalid argument; expected a widget' thrown?",
+        realTools(['Glob', 'Grep', 'Read'], dir),
+      );
+      expect(result.result).toMatch(/Most likely: `src\/check\.ts:4` — /);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('searches the documentation when the question asks about it', async () => {
+    const { result } = await offlineRun(
+      'Where is runAgentLoop documented?',
+      realTools(['Glob', 'Grep', 'Read']),
+    );
+    expect(result.result).toMatch(/`README\.md:3` — .*: `Call runAgentLoop to run an agent\.`/);
+  });
+
+  it('lists the top directory first when it has LS, and searches the source directory it finds', async () => {
+    const tools = realTools(['Glob', 'Grep', 'Read', 'LS']);
+    const { events, result } = await offlineRun('Where is `runAgentLoop` defined?', tools);
+    const calls = ofType(events, 'tool-call');
+    expect(calls[0]).toMatchObject({ name: 'LS', input: { path: '.' } });
+    expect(calls.find((c) => c.name === 'Grep')?.input).toMatchObject({
+      output_mode: 'content',
+      path: 'src',
+    });
+    expect(result.result).toContain('Most likely: `src/agent-loop.ts:4` — defines `runAgentLoop`');
   });
 
   it('labels its usage as estimated', async () => {
@@ -120,11 +181,16 @@ describe('offline model', () => {
   it('scales how many files it reads with the thoroughness asked for', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cadre-offline-many-'));
     try {
-      for (let i = 0; i < 14; i++)
+      // Two files in each of seven directories: no directory is a family of look-alikes that
+      // would be read only in part.
+      for (let i = 0; i < 14; i++) {
+        const sub = path.join(dir, `part-${Math.floor(i / 2)}`);
+        await fs.mkdir(sub, { recursive: true });
         await fs.writeFile(
-          path.join(dir, `widget-${String(i).padStart(2, '0')}.ts`),
+          path.join(sub, `widget-${String(i).padStart(2, '0')}.ts`),
           `export const widgetCount = ${i};\n`,
         );
+      }
       const reads = async (prompt: string) => {
         const tools = realTools(['Glob', 'Grep', 'Read'], dir);
         await offlineRun(prompt, tools);
@@ -133,7 +199,7 @@ describe('offline model', () => {
       const quick = await reads('quick: where is widgetCount set?');
       const medium = await reads('where is widgetCount set?');
       const thorough = await reads('very thorough: where is widgetCount set?');
-      expect([quick, medium, thorough]).toEqual([2, 4, 10]);
+      expect([quick, medium, thorough]).toEqual([3, 6, 12]);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
@@ -144,8 +210,13 @@ describe('offline model', () => {
     const { events, result } = await offlineRun('What does helper.ts export?', tools);
     expect(result.status).toBe('completed');
     expect(tools.calls).not.toContain('Grep');
-    expect(ofType(events, 'tool-call').map((c) => c.name)).toEqual(['Glob', 'Glob', 'Read']);
-    expect(result.result).toContain('- `src/helper.ts:1`: `export function helper() {`');
+    const calls = ofType(events, 'tool-call');
+    expect(calls.map((c) => c.name)).toContain('Glob');
+    expect(
+      calls.filter((c) => c.name === 'Read').map((c) => (c.input as { file_path: string }).file_path),
+    ).toEqual(['src/helper.ts']);
+    expect(result.result).toContain('Most likely: `src/helper.ts:1`');
+    expect(result.result).toContain('`export function helper() {`');
   });
 
   it('reports without searching when it has no tools', async () => {
@@ -166,31 +237,10 @@ describe('offline model', () => {
       grace: { requested: () => ++turn > 1, message: () => 'Time is almost up.' },
     });
     expect(result).toMatchObject({ status: 'completed', turns: 2 });
-    expect(result.result).toContain('Keywords: `runAgentLoop`');
-    expect(result.result).toContain('`README.md`'); // what turn 1 found made it into the report
-  });
-});
-
-describe('offline keyword extraction', () => {
-  it('keeps identifiers, quoted strings and file names, drops stop words', () => {
-    const { keywords, thoroughness } = extractTerms(
-      'Very thorough: where does "retry budget" meet max_retries in src/worker/agent-loop.ts and the RetryPolicy class?',
+    expect(result.result).toContain('Searched for: `runAgentLoop`');
+    // What turn 1 found made it into the report, marked as not read.
+    expect(result.result).toContain(
+      'Most likely: `src/agent-loop.ts:4` — defines `runAgentLoop` (not read): `export async function* runAgentLoop(deps) {`',
     );
-    expect(keywords.map((k) => [k.text, k.kind])).toEqual([
-      ['retry budget', 'quoted'],
-      ['max_retries', 'identifier'],
-      ['src/worker/agent-loop.ts', 'file'],
-      ['RetryPolicy', 'identifier'],
-      ['meet', 'word'],
-      ['class', 'word'],
-    ]);
-    expect(keywords[2]).toMatchObject({ term: 'agent-loop', glob: '**/src/worker/agent-loop.ts' });
-    expect(thoroughness).toBe('very thorough');
-  });
-
-  it('reads thoroughness words and defaults to medium', () => {
-    expect(extractTerms('quick look at the parser').thoroughness).toBe('quick');
-    expect(extractTerms('where is the parser').thoroughness).toBe('medium');
-    expect(extractTerms('where is the parser').keywords.map((k) => k.text)).toEqual(['parser']);
   });
 });

@@ -1,201 +1,162 @@
-// The offline model's brain: reads the conversation (the task, its own earlier tool calls and
-// their results) and decides the next step: discovery (Glob + Grep), detail (Grep -n + Read of
-// the best files), or the final report. Stateless: everything it knows is in the messages.
-import type { ConversationMessage } from '../../../shared/events.js';
+// The offline model's brain: decides the next step from the conversation. Discovery (definitions
+// and mentions, all in one turn); when the definition search was cut short, the source directories
+// it never reached; then reading the best candidates to confirm, and once more if reading changed
+// the top three; then the report.
 import type { ModelRequest } from '../model-client.js';
-import { BUDGETS, extractTerms, grepPattern, type TaskTerms } from './keywords.js';
-import { parseFileList } from './tool-output.js';
+import { analyse, type Analysis } from './analysis.js';
+import type { Evidence } from './evidence.js';
+import { fileKind, isMirror } from './file-class.js';
+import type { OfflineState, ToolRecord } from './conversation.js';
+import type { Thoroughness } from './question.js';
+import { followUpCalls } from './follow-up.js';
+import { layoutOf, LAYOUT_INPUT } from './layout.js';
+import { MANIFEST, MANIFEST_READ, plannedDiscovery, readCalls, type PlannedCall } from './search-plan.js';
 
-/** A tool call the offline model made, with what came back. */
-export interface ToolRecord {
-  id: string;
-  name: string;
-  input: Record<string, unknown>;
-  content: string;
-  isError: boolean;
+/** The next step: tool calls (with a one-line note), or the report (with the analysis behind it, when made). */
+export type OfflineStep =
+  { kind: 'tools'; note: string; calls: PlannedCall[] } | { kind: 'report'; analysis?: Analysis };
+
+/** What each thoroughness level allows. */
+export interface SearchBudget {
+  /** Candidate files read to confirm the ranking. */
+  readFiles: number;
+  /** Lines read from each. */
+  readLines: number;
+  /** Ranked answers listed in the report. */
+  answers: number;
+  /** Matching lines quoted per file in the evidence. */
+  refsPerFile: number;
 }
 
-/** What the conversation tells the offline model. */
-export interface OfflineState {
-  task: string;
-  terms: TaskTerms;
-  /** How many assistant turns it has taken on this task. */
-  phase: number;
-  records: ToolRecord[];
-}
+/** Budgets per thoroughness level. */
+export const BUDGETS: Record<Thoroughness, SearchBudget> = {
+  quick: { readFiles: 3, readLines: 2000, answers: 3, refsPerFile: 3 },
+  medium: { readFiles: 6, readLines: 2000, answers: 5, refsPerFile: 4 },
+  'very thorough': { readFiles: 12, readLines: 4000, answers: 8, refsPerFile: 8 },
+};
 
-/** A planned tool call. */
-export interface PlannedCall {
-  name: string;
-  input: Record<string, unknown>;
-}
-
-/** The next step: tool calls (with a one-line note), or the report. */
-export type OfflineStep = { kind: 'tools'; note: string; calls: PlannedCall[] } | { kind: 'report' };
-
-type Block = Record<string, unknown>;
-const blocksOf = (m: ConversationMessage): Block[] =>
-  typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-const textOf = (m: ConversationMessage): string =>
-  blocksOf(m)
-    .map((b) => (b['type'] === 'text' && typeof b['text'] === 'string' ? b['text'] : ''))
-    .join('\n')
-    .trim();
-const isPrompt = (m: ConversationMessage | undefined): boolean =>
-  m !== undefined &&
-  m.role === 'user' &&
-  textOf(m) !== '' &&
-  !blocksOf(m).some((b) => b['type'] === 'tool_result');
-
-/** Reads the task and the tool history out of the conversation. */
-export function readState(messages: readonly ConversationMessage[]): OfflineState {
-  // The task is the latest prompt; a run of prompts (the task, then a grace note) counts from its first.
-  let start = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (!isPrompt(messages[i])) continue;
-    start = i;
-    while (start > 0 && isPrompt(messages[start - 1])) start--;
-    break;
-  }
-  const task = start >= 0 ? textOf(messages[start] as ConversationMessage) : '';
-  const calls = new Map<string, { name: string; input: Record<string, unknown> }>();
-  const records: ToolRecord[] = [];
-  let phase = 0;
-  for (const m of messages.slice(start + 1)) {
-    if (m.role === 'assistant') phase++;
-    for (const b of blocksOf(m)) {
-      if (b['type'] === 'tool_use' && typeof b['id'] === 'string') {
-        const input =
-          typeof b['input'] === 'object' && b['input'] !== null
-            ? (b['input'] as Record<string, unknown>)
-            : {};
-        calls.set(b['id'], { name: String(b['name']), input });
-      } else if (b['type'] === 'tool_result' && typeof b['tool_use_id'] === 'string') {
-        const call = calls.get(b['tool_use_id']);
-        if (call !== undefined)
-          records.push({
-            id: b['tool_use_id'],
-            ...call,
-            content: resultText(b['content']),
-            isError: b['is_error'] === true,
-          });
-      }
-    }
-  }
-  return { task, terms: extractTerms(task), phase, records };
-}
-
-function resultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((c: unknown) =>
-      typeof c === 'object' && c !== null && typeof (c as Block)['text'] === 'string'
-        ? (c as Block)['text']
-        : '',
+/** Whether discovery found a package.json at the top of the project. */
+function hasManifest(records: readonly ToolRecord[]): boolean {
+  return (
+    layoutOf(records)?.manifest === true ||
+    records.some(
+      (r) =>
+        r.name === 'Glob' &&
+        r.input['pattern'] === MANIFEST &&
+        !r.isError &&
+        r.content.split('\n').some((l) => l.trim() === MANIFEST),
     )
-    .join('\n');
+  );
 }
+
+/** A listing of the top directory comes first when LS is there to give it and Grep to use it. */
+const listsFirst = (offered: ReadonlySet<string>) => offered.has('LS') && offered.has('Grep');
 
 /** Decides the next step for a request. */
 export function planStep(request: ModelRequest, state: OfflineState): OfflineStep {
   const offered = new Set(request.tools.map((t) => t.name));
-  if (request.toolChoice === 'none' || offered.size === 0 || state.phase >= 2) return { kind: 'report' };
-  const calls = state.phase === 0 ? discovery(state.terms, offered) : detail(state, offered);
-  if (calls.length === 0) return { kind: 'report' };
-  const names = state.terms.keywords.map((k) => `\`${k.text}\``).join(', ');
-  const tools = [...new Set(calls.map((c) => c.name))].join(' and ');
-  const note =
-    state.phase === 0
-      ? `(offline model) Searching the project for ${names || 'its files'} with ${tools}.\n`
-      : `(offline model) Looking closer with ${tools}.\n`;
-  return { kind: 'tools', note, calls };
+  if (request.toolChoice === 'none' || offered.size === 0) return { kind: 'report' };
+  const q = state.question;
+  // The steps: the layout (when LS is offered), discovery, a follow-up search when discovery's
+  // was cut or its names rare, then two rounds of reads.
+  const searching = state.phase - (listsFirst(offered) ? 1 : 0);
+  if (searching < 0)
+    return {
+      kind: 'tools',
+      note: '(offline model) Looking at the layout of the project.\n',
+      calls: [{ name: 'LS', purpose: 'layout', input: { ...LAYOUT_INPUT } }],
+    };
+  if (searching === 0) return discover(state, offered);
+  const followUps = followUpCalls(q, offered, state.records);
+  const step = searching - 1 - (followUps.length > 0 ? 1 : 0);
+  if (step < 0)
+    return {
+      kind: 'tools',
+      note: `(offline model) Searching further: ${followUps.map(describeFollowUp).join('; ')}.\n`,
+      calls: followUps,
+    };
+  if (step > 1 || !offered.has('Read')) return { kind: 'report' };
+  const budget = BUDGETS[q.thoroughness];
+  const read = new Set(
+    state.records.filter((r) => r.name === 'Read').map((r) => String(r.input['file_path'])),
+  );
+  const analysis = analyse(q, state.task, state.records, offered, followUps);
+  // First confirmation: the best candidates; a second only when reading changed the top three.
+  const rare = step === 0 ? rareHolders(analysis.evidence) : [];
+  const pool =
+    step === 0
+      ? [
+          ...rare,
+          ...diverse(
+            analysis.ranked.map((r) => r.file).filter((f) => !rare.includes(f)),
+            budget.readFiles - rare.length,
+          ),
+        ]
+      : analysis.ranked.slice(0, 3).map((r) => r.file);
+  const files = pool.filter((f) => !read.has(f));
+  if (files.length === 0) return { kind: 'report', analysis };
+  const calls = readCalls(files, budget.readLines);
+  if (step === 0 && hasManifest(state.records)) calls.push(MANIFEST_READ);
+  const what = files.length === 1 ? 'the best candidate' : `the ${files.length} best candidates`;
+  return { kind: 'tools', note: `(offline model) Reading ${what} to confirm.\n`, calls };
 }
 
-function discovery(terms: TaskTerms, offered: Set<string>): PlannedCall[] {
-  const calls: PlannedCall[] = [];
-  const globs = terms.keywords.flatMap((k) => (k.glob === undefined ? [] : [k.glob])).slice(0, 3);
-  const pattern = grepPattern(terms.keywords);
-  if (offered.has('Glob')) {
-    for (const glob of globs) calls.push({ name: 'Glob', input: { pattern: glob } });
-    if (globs.length === 0 || terms.keywords.some((k) => k.glob === undefined))
-      calls.push({ name: 'Glob', input: { pattern: '**/*' } });
-  }
-  if (offered.has('Grep') && pattern !== undefined) {
-    calls.push({ name: 'Grep', input: { pattern, '-i': true, output_mode: 'files_with_matches' } });
-  }
-  if (calls.length === 0 && offered.has('Read')) {
-    // Nothing to search with: read the files the task names outright.
-    const budget = BUDGETS[terms.thoroughness];
-    for (const k of terms.keywords
-      .filter((k) => k.kind === 'file' && k.term !== undefined)
-      .slice(0, budget.readFiles)) {
-      calls.push({ name: 'Read', input: { file_path: k.text, limit: budget.readLines } });
-    }
-  }
-  return calls;
-}
-
-function detail(state: OfflineState, offered: Set<string>): PlannedCall[] {
-  const calls: PlannedCall[] = [];
-  const budget = BUDGETS[state.terms.thoroughness];
-  const pattern = grepPattern(state.terms.keywords);
-  if (offered.has('Grep') && pattern !== undefined) {
-    calls.push({
-      name: 'Grep',
-      input: { pattern, '-i': true, '-n': true, output_mode: 'content', head_limit: budget.grepLines },
-    });
-  }
-  if (offered.has('Read')) {
-    const alreadyRead = new Set(
-      state.records.filter((r) => r.name === 'Read').map((r) => String(r.input['file_path'])),
-    );
-    const files = rankFiles(state, !offered.has('Grep')).filter((f) => !alreadyRead.has(f));
-    for (const file of files.slice(0, budget.readFiles))
-      calls.push({ name: 'Read', input: { file_path: file, limit: budget.readLines } });
-  }
-  return calls;
-}
-
-/** Build output, vendored code, generated typings and hidden directories: found, but read last. */
-export const LOW_VALUE = /(?:^|\/)(?:dist|build|out|vendor|coverage|\.[^/]+)\/|\.d\.ts$|\.min\.[a-z]+$/i;
-
-const BINARY =
-  /\.(?:png|jpe?g|gif|ico|webp|pdf|zip|gz|tgz|jar|woff2?|ttf|otf|mp[34]|wasm|lock|map)$|(?:^|\/)package-lock\.json$/i;
+/** Fewer source files than this holding the question's names are all read, whatever their rank. */
+const RARE = 3;
 
 /**
- * Files worth reading, best first: those Grep found, those whose path names a keyword, the file
- * names the task gave. With `fallback` (no Grep to narrow things down) and no such file, any file, READMEs first.
+ * The source files that hold the names the question gives, when only a few do: a quoted message
+ * found in one file is the answer even when that file defines nothing the question names.
  */
-export function rankFiles(state: OfflineState, fallback: boolean): string[] {
-  const listed = new Set<string>();
-  const grepped = new Set<string>();
-  for (const r of state.records) {
-    if (r.isError) continue;
-    if (r.name === 'Glob') for (const f of parseFileList(r.content)) listed.add(f);
-    if (r.name === 'Grep' && r.input['output_mode'] === 'files_with_matches') {
-      for (const f of parseFileList(r.content)) grepped.add(f);
-    }
-  }
-  const scored = [...new Set([...listed, ...grepped])]
-    .filter((f) => !BINARY.test(f))
-    .map((file) => {
-      const lower = file.toLowerCase();
-      const base = lower.split('/').pop() ?? lower;
-      let score = grepped.has(file) ? 4 : 0;
-      for (const k of state.terms.keywords) {
-        if (k.kind === 'file' && base === (k.text.split('/').pop() ?? '').toLowerCase()) score += 6;
-        if (k.term !== undefined && lower.includes(k.term.toLowerCase())) score += 3;
-      }
-      if (score > 0 && LOW_VALUE.test(file)) score -= 3;
-      return { file, score, readme: /^readme/i.test(base) };
-    });
-  scored.sort((a, b) => b.score - a.score || Number(b.readme) - Number(a.readme) || compare(a.file, b.file));
-  const useful = scored.filter((s) => s.score > 0);
-  return (useful.length > 0 || !fallback ? useful : scored).map((s) => s.file);
+function rareHolders(ev: Evidence): string[] {
+  const files = [...ev.mentions.keys()].filter((f) => fileKind(f) === 'source' && !isMirror(f, ev.known));
+  return files.length <= RARE ? files.sort() : [];
 }
 
-/** Code-unit order: the same on every machine and locale. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+function describeFollowUp(call: PlannedCall): string {
+  return call.purpose === 'words'
+    ? "the question's words, as the names it gives are rare"
+    : `definitions in \`${String(call.input['path'])}\`, which the first search did not reach`;
+}
+
+/**
+ * The first `n` files, but at most a third of them from a family: a directory with twice as many
+ * candidates as there are reads (130 locales, 100 operators), whose look-alike files would
+ * otherwise take every read while the one file that differs waits below them.
+ */
+export function diverse(files: readonly string[], n: number): string[] {
+  const dirOf = (f: string) => f.slice(0, f.lastIndexOf('/') + 1);
+  const size = new Map<string, number>();
+  for (const f of files) size.set(dirOf(f), (size.get(dirOf(f)) ?? 0) + 1);
+  const perFamily = Math.max(1, Math.ceil(n / 3));
+  const taken = new Map<string, number>();
+  const out: string[] = [];
+  for (const f of files) {
+    if (out.length >= n) break;
+    const dir = dirOf(f);
+    if ((size.get(dir) ?? 0) >= 2 * n && (taken.get(dir) ?? 0) >= perFamily) continue;
+    taken.set(dir, (taken.get(dir) ?? 0) + 1);
+    out.push(f);
+  }
+  return out;
+}
+
+function discover(state: OfflineState, offered: ReadonlySet<string>): OfflineStep {
+  const q = state.question;
+  const planned = plannedDiscovery(q, offered, state.records);
+  if (planned.length > 0) {
+    const names = q.terms.filter((t) => t.kind !== 'concept').map((t) => `\`${t.text}\``);
+    return {
+      kind: 'tools',
+      note: `(offline model) Searching the project for ${names.join(', ')}.\n`,
+      calls: planned,
+    };
+  }
+  // Nothing to search for: show the layout.
+  if (!offered.has('Glob')) return { kind: 'report' };
+  return {
+    kind: 'tools',
+    note: '(offline model) Listing the project.\n',
+    calls: [{ name: 'Glob', purpose: 'names', input: { pattern: '**/*' } }],
+  };
 }

@@ -23,6 +23,29 @@ export function parseFileList(content: string): string[] {
   return [...out].sort();
 }
 
+const CUT =
+  /^(?:\[(?:head_limit \d+ reached|search stopped at the cap|only the first \d+ files)|\.\.\. \[output truncated: \d+ more characters)/;
+
+/**
+ * Whether a tool's output says it was cut short (so what it lists is a part). Only the notices
+ * the tools and the loop append at the end count: a file that quotes them is not cut.
+ */
+export const isCut = (content: string) =>
+  content
+    .split('\n')
+    .slice(-6)
+    .some((line) => CUT.test(line));
+
+/** `path:count` lines from Grep's count mode (the closing "Found N matching lines" is skipped). */
+export function parseCounts(content: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const raw of content.split('\n')) {
+    const m = /^(.+):(\d+)$/.exec(raw.trim());
+    if (m?.[1] !== undefined && m[2] !== undefined) counts.set(m[1].replace(/^\.\//, ''), Number(m[2]));
+  }
+  return counts;
+}
+
 /** `path:line:text` matches from Grep's content mode (context lines, `path-line-text`, are skipped). */
 export function parseGrepContent(content: string): LineRef[] {
   const refs: LineRef[] = [];
@@ -44,20 +67,4 @@ export function parseReadContent(content: string, path: string, offset = 1): Lin
     return numbered.flatMap((m) => (m === null ? [] : [{ path, line: Number(m[1]), text: m[2] ?? '' }]));
   }
   return lines.map((text, i) => ({ path, line: offset + i, text }));
-}
-
-/** A glob as a regex over `/`-separated paths (`**` spans directories, `*` does not). */
-export function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i] ?? '';
-    if (ch === '*' && glob[i + 1] === '*') {
-      const slash = glob[i + 2] === '/';
-      source += slash ? '(?:.*/)?' : '.*';
-      i += slash ? 2 : 1;
-    } else if (ch === '*') source += '[^/]*';
-    else if (ch === '?') source += '[^/]';
-    else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${source}$`, 'i');
 }
