@@ -2,7 +2,17 @@
 // Usage: npm run bench [-- registry kernel fanout batch records sandbox-policy mcp chat explore-eval]
 import { spawnSync } from 'node:child_process';
 
-const all = ['registry', 'kernel', 'fanout', 'batch', 'records', 'sandbox-policy', 'mcp', 'chat', 'explore-eval'];
+const all = [
+  'registry',
+  'kernel',
+  'fanout',
+  'batch',
+  'records',
+  'sandbox-policy',
+  'mcp',
+  'chat',
+  'explore-eval',
+];
 const chosen = process.argv.slice(2).filter((a) => all.includes(a));
 let failed = 0;
 for (const name of chosen.length ? chosen : all) {
