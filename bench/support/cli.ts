@@ -11,15 +11,24 @@ export interface CliRun {
   wallMs: number;
   maxRssMb: number;
   cpuSeconds: number;
+  /** When the process was spawned, in epoch milliseconds (comparable with another process's clock). */
+  spawnedAt: number;
 }
 
-const CLI = path.resolve('dist', 'host', 'cli', 'cadre.mjs');
-
-/** Runs `node dist/host/cli/cadre.mjs ...args`. */
-export function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
+/**
+ * Runs `node <dist>/host/cli/cadre.mjs ...args`. `dist` defaults to the build in ./dist; another
+ * copy of a build (an A/B of two builds) must sit where its imports resolve to this node_modules.
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  dist = 'dist',
+): Promise<CliRun> {
   const started = performance.now();
+  const cli = path.resolve(dist, 'host', 'cli', 'cadre.mjs');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [cli, ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env, CADRE_REPORT_RESOURCES: '1' },
     });
@@ -41,6 +50,7 @@ export function runCli(args: string[], env: Record<string, string>, cwd: string)
         wallMs: performance.now() - started,
         maxRssMb: report ? report.maxRSSKb / 1024 : NaN,
         cpuSeconds: report ? (report.userUs + report.systemUs) / 1e6 : NaN,
+        spawnedAt: performance.timeOrigin + started,
       });
     });
   });
