@@ -15,6 +15,7 @@ import { runToEnd } from '../pool/run-controller.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
+import { prestartFor } from './prestart.js';
 import { claimResume } from './resume-claim.js';
 import type { AgentTree } from './tree.js';
 
@@ -194,6 +195,8 @@ export async function launch(
     const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant);
     const runBudget = input.token_budget ?? def.tokenBudget;
     const endpoint = modelEndpointOf(model);
+    // A run that may start subagents has threads started for them while it waits for its model.
+    const prestart = endpoint ? prestartFor(core, spec) : undefined;
     const end = await runToEnd(
       core.executor,
       spec,
@@ -228,6 +231,7 @@ export async function launch(
                 projectDir: node.cwd,
                 mode: grant.mode,
                 audit: core.audit,
+                ...(prestart ? { observer: prestart } : {}),
               },
             }
           : {}),
@@ -243,6 +247,7 @@ export async function launch(
       toolCalls: 0,
       durationMs: 0,
     }));
+    prestart?.close();
     if (node.holdsSlot) core.scheduler.release();
     node.holdsSlot = false;
     finish(end);

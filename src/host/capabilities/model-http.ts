@@ -26,6 +26,17 @@ export interface ModelChannelContext {
   audit: AuditLog | undefined;
   /** Called whenever response bytes arrive (the run's idle watchdog). */
   onActivity?: () => void;
+  /** Told of each allowed request's start, its response bytes and its end (threads started ahead). */
+  observer?: ModelStreamObserver;
+}
+
+/** Watches a run's model traffic as the host relays it. */
+export interface ModelStreamObserver {
+  requestStarted(): void;
+  /** The decoded response body, chunk by chunk. */
+  chunk(bytes: Uint8Array): void;
+  /** The response ended (ok: complete and not an HTTP error) or the request failed. */
+  requestEnded(ok: boolean): void;
 }
 
 /** A served model channel. */
@@ -239,6 +250,7 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
       if (finished) return;
       finished = true;
       open.delete(id);
+      ctx.observer?.requestEnded(ok);
       audit({
         started,
         url: parsed.url.href,
@@ -273,6 +285,7 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
       });
       body.on('data', (chunk: Buffer) => {
         ctx.onActivity?.();
+        ctx.observer?.chunk(chunk);
         send({ t: 'data', id, chunk: new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) });
       });
       body.on('end', () => {
@@ -291,6 +304,12 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
       });
     });
     req.end(parsed.body);
+    // After the request is on its way: what the observer starts (threads) must not delay it.
+    const observer = ctx.observer;
+    if (observer)
+      setImmediate(() => {
+        if (!finished) observer.requestStarted();
+      });
   };
 
   const onMessage = (event: { data: unknown }) => {

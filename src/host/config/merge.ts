@@ -53,6 +53,8 @@ export interface CadreConfig {
   maxTasksPerMessage: number;
   /** Most subagents launched per agent tree. */
   maxSubagents: number;
+  /** Threads started ahead for a run that may start subagents, while its model call is in flight. */
+  prestartThreads: number;
 }
 
 /** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
@@ -80,6 +82,7 @@ export const CONFIG_DEFAULTS = {
   maxToolCallsPerMessage: 64,
   maxTasksPerMessage: 16,
   maxSubagents: 200,
+  prestartThreads: 16,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -129,6 +132,7 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile, bases: Config
     maxTasksPerMessage:
       project.maxTasksPerMessage ?? user.maxTasksPerMessage ?? CONFIG_DEFAULTS.maxTasksPerMessage,
     maxSubagents: project.maxSubagents ?? user.maxSubagents ?? CONFIG_DEFAULTS.maxSubagents,
+    prestartThreads: project.prestartThreads ?? user.prestartThreads ?? CONFIG_DEFAULTS.prestartThreads,
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;

@@ -107,6 +107,8 @@ export const ConfigFile = z.strictObject({
   maxTasksPerMessage: count.max(1000).optional(),
   /** Subagents one agent tree may launch in all (every message, every depth, background runs). */
   maxSubagents: count.max(100_000).optional(),
+  /** Threads started ahead while a run that may start subagents waits for its model (0: none). */
+  prestartThreads: z.number().int().min(0).max(1024).optional(),
 });
 /** One config file as written. */
 export type ConfigFile = z.infer<typeof ConfigFile>;

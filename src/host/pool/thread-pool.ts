@@ -1,19 +1,18 @@
 // The Piscina pool that runs agents: one agent per thread, every run carrying an AbortSignal
 // (abort terminates the thread), compiled JS under the permission model, and an `error` listener
-// so a late error from an idle worker can never take the host down.
+// so a late error from an idle worker can never take the host down. Threads can be started ahead
+// of need (parked-threads.ts): a run takes a parked thread before the pool starts a new one.
+import os from 'node:os';
 import path from 'node:path';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
+import type { ParkTask, ThreadTask as ThreadTaskOf } from '../../shared/park.js';
+import type { WorkerRunResult } from '../../shared/run-spec.js';
+import { ParkedThreads } from './parked-threads.js';
 import { DIST_DIR, hostHeapSamplingSupported, permissionFlags, workerReadRoots } from './worker-flags.js';
 
-/** What one thread-mode task receives. */
-export interface ThreadTask {
-  spec: WorkerRunSpec;
-  caps: MessagePort;
-  control: MessagePort;
-  model: MessagePort;
-}
+/** What one thread-mode run receives. */
+export type ThreadTask = ThreadTaskOf<MessagePort>;
 
 /** Pool sizing and worker limits. */
 export interface ThreadPoolOptions {
@@ -48,14 +47,15 @@ const YOUNG_GENERATION_MB = 4;
 
 /** A thin owner of the Piscina instance. */
 export class ThreadPool {
-  readonly piscina: Piscina<ThreadTask, WorkerRunResult>;
+  readonly piscina: Piscina<ThreadTask | ParkTask<MessagePort>, WorkerRunResult | null>;
   /** The old-generation cap per thread, when set (the heap sampler compares against it). */
   readonly memoryLimitMb: number | undefined;
+  private readonly parked: ParkedThreads;
 
   constructor(options: ThreadPoolOptions) {
     const memory = options.memoryLimitMb;
     this.memoryLimitMb = memory;
-    this.piscina = new Piscina<ThreadTask, WorkerRunResult>({
+    this.piscina = new Piscina<ThreadTask | ParkTask<MessagePort>, WorkerRunResult | null>({
       filename: options.filename ?? WORKER_ENTRY,
       maxThreads: Math.max(1, options.maxThreads),
       minThreads: Math.min(options.minThreads ?? 1, Math.max(1, options.maxThreads)),
@@ -87,11 +87,41 @@ export class ThreadPool {
           }),
     });
     this.piscina.on('error', (error: unknown) => options.onError?.(error));
+    const piscina = this.piscina;
+    this.parked = new ParkedThreads(
+      (task, signal) => piscina.run(task, { transferList: [task.park], signal }),
+      {
+        // One thread loading per core: more would only share the cores and all be ready late.
+        parallel: Math.max(1, os.availableParallelism()),
+        room: () => piscina.maxThreads - piscina.threads.length + piscina.idleThreads,
+        idle: () => piscina.idleThreads,
+      },
+    );
   }
 
-  /** Runs one agent; the signal terminates its thread. */
-  run(task: ThreadTask, signal: AbortSignal): Promise<WorkerRunResult> {
-    return this.piscina.run(task, { transferList: [task.caps, task.control, task.model], signal });
+  /**
+   * Runs one agent on a parked thread if there is one, else on a pool thread; the signal terminates
+   * its thread. `parent` is the agent id of the run that started it (whose parked threads it uses).
+   */
+  async run(task: ThreadTask, signal: AbortSignal, parent?: string): Promise<WorkerRunResult> {
+    const parked = this.parked.claim(task, signal, parent);
+    if (parked) return parked;
+    const result = await this.piscina.run(task, {
+      transferList: [task.caps, task.control, task.model],
+      signal,
+    });
+    if (result === null) throw new Error('the worker thread ended its run without a result');
+    return result;
+  }
+
+  /** Keeps `count` threads started ahead for `source`'s subagents (0 withdraws the want). */
+  prestart(source: string, count: number): void {
+    this.parked.want(source, count);
+  }
+
+  /** Threads started ahead and not yet given a run: loaded and waiting, or still loading. */
+  get parkedThreads(): { ready: number; loading: number } {
+    return this.parked.counts;
   }
 
   /** The live Worker objects (for host-side heap sampling). */
@@ -101,6 +131,7 @@ export class ThreadPool {
 
   /** Closes the pool, terminating threads that are still busy. */
   async close(): Promise<void> {
+    this.parked.close();
     await this.piscina.close({ force: true });
   }
 }
