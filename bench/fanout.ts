@@ -48,7 +48,7 @@ await writeFile(
 );
 
 let cold: ColdRow[] | undefined;
-let warm: WarmResult | undefined;
+let warm: WarmResult[] | undefined;
 try {
   if (args.only !== 'warm') {
     const result = await runColdFanout({
@@ -67,8 +67,8 @@ try {
     printCold(cold);
   }
   if (args.only !== 'cold') {
-    warm = await runWarmFanout(root, CALL_MS);
-    printWarm(warm);
+    warm = await runWarmFanout(root, CALL_MS, builds);
+    for (const result of warm) printWarm(result);
   }
 } finally {
   await rm(root, { recursive: true, force: true });
@@ -116,7 +116,9 @@ function printCold(rows: ColdRow[]): void {
 
 function printWarm(result: WarmResult): void {
   const at = (n: number) => result.rows.find((r) => r.n === n)!;
-  console.log('\nwarm pool (library, threads already started), medians of 5 interleaved runs:');
+  console.log(
+    `\n${result.build}: warm pool (library, threads already started), medians of 5 interleaved runs:`,
+  );
   console.table(result.rows);
   console.log(
     [
