@@ -4,7 +4,7 @@
 // one still loading (its run then waits on the port, not in the host), instead of starting one.
 //
 // How many: each source (a run whose model call is in flight) says how many threads it wants; the
-// sum is kept parked or loading, a few new threads loading at a time (one per core: a thread ready
+// sum is kept parked, loading or idle in the pool, a few new threads loading at a time (one per core: a thread ready
 // soon beats sixteen ready late). A child taking a thread lowers its parent's want by one; when the
 // sources want fewer, the surplus is released, newest first, and goes back to the pool as ordinary
 // idle threads (one still loading does so once loaded; the pool's idle timeout ends them).
@@ -108,14 +108,20 @@ export class ParkedThreads {
 
   /**
    * Releases the surplus, newest first (the order waits on its port if the thread is still
-   * loading), then starts what is missing, a few new threads at a time.
+   * loading), then starts what is missing, a few new threads at a time. Idle pool threads count as
+   * available: a warm pool parks nothing, as a new run goes straight to an idle thread.
    */
   private balance(): void {
     const wanted = this.wanted();
     while (this.slots.length > wanted)
       this.slots.pop()!.port.postMessage({ type: 'release' } satisfies ParkOrder<MessagePort>);
     let loading = this.slots.filter((slot) => slot.fresh && !slot.ready).length;
-    while (this.slots.length < wanted && loading < this.limits.parallel && this.limits.room() > 0) {
+    // A park task goes to an idle thread while there is one, so idle threads are parked first.
+    while (
+      this.slots.length + this.limits.idle() < wanted &&
+      loading < this.limits.parallel &&
+      this.limits.room() > 0
+    ) {
       if (this.open()) loading++;
     }
   }

@@ -103,6 +103,11 @@ describe('threads started ahead of need', () => {
     // The source's want was used up: nothing is started again.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(p.threads()).toHaveLength(3);
+    // A warm pool parks nothing: its idle threads serve the next runs as they are.
+    await until('3 idle threads', () => p.piscina.idleThreads === 3);
+    p.prestart('lead-1b', 3);
+    expect(p.parkedThreads).toEqual({ ready: 0, loading: 0 });
+    expect(p.threads()).toHaveLength(3);
   });
 
   it('a run takes a thread that is still loading, and that thread still runs it alone', async () => {
