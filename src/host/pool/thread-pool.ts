@@ -43,7 +43,7 @@ function workerEnv(): Record<string, string> {
 }
 
 /** Each thread's young generation, in MB (see the pool's resourceLimits). */
-const YOUNG_GENERATION_MB = 4;
+const YOUNG_GENERATION_MB = 2;
 
 /** A thin owner of the Piscina instance. */
 export class ThreadPool {
@@ -72,10 +72,11 @@ export class ThreadPool {
           : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])]),
       ...(memory === undefined
         ? {}
-        : // A small young generation (4 MB): V8 grows a thread's young generation to its maximum
-          // under steady allocation and never gives it back, so a larger one costs every thread
-          // its RSS (16 MB made 16 threads hold 190 MB more after 10,000 batch tasks, for no
-          // throughput); and with a small heap cap it lets one burst of allocation overshoot the cap.
+        : // A small young generation (2 MB; asking for less gives the same): V8 grows a thread's
+          // young generation to its maximum under steady allocation and never gives it back, so a
+          // larger one costs every thread its RSS (16 MB made 16 threads hold 190 MB more after
+          // 10,000 batch tasks for no throughput; 4 MB cost 1.7 MB per thread of a fresh fan-out
+          // against 2 MB); and with a small heap cap it lets one burst of allocation overshoot it.
           // Where the host samples thread heaps (and kills at 90% of the cap), V8's own limit is a
           // backstop at twice the cap: a Map or array that doubles its storage in one step would
           // otherwise cross V8's limit between two samples, and V8 aborts the whole process.
