@@ -196,7 +196,7 @@ export async function launch(
     const runBudget = input.token_budget ?? def.tokenBudget;
     const endpoint = modelEndpointOf(model);
     // A run that may start subagents has threads started for them while it waits for its model.
-    const prestart = endpoint ? prestartFor(core, spec) : undefined;
+    const prestart = endpoint ? prestartFor(core, spec, tree) : undefined;
     const end = await runToEnd(
       core.executor,
       spec,
