@@ -4,8 +4,8 @@
 // one still loading (its run then waits on the port, not in the host), instead of starting one.
 //
 // How many: each source (a run whose model call is in flight) says how many threads it wants; the
-// sum is kept parked, loading or idle in the pool, a few new threads loading at a time (one per core: a thread ready
-// soon beats sixteen ready late). A child taking a thread lowers its parent's want by one; when the
+// sum is kept parked, loading or idle in the pool, a few new threads loading at a time (one per
+// core: a thread ready soon beats sixteen ready late). A child taking a thread lowers its parent's want by one; when the
 // sources want fewer, the surplus is released, newest first, and goes back to the pool as ordinary
 // idle threads (one still loading does so once loaded; the pool's idle timeout ends them).
 //
