@@ -5,9 +5,10 @@
 //
 // How many: each source (a run whose model call is in flight) says how many threads it wants; the
 // sum is kept parked, loading or idle in the pool, a few new threads loading at a time (one per
-// core: a thread ready soon beats sixteen ready late). A child taking a thread lowers its parent's want by one; when the
-// sources want fewer, the surplus is released, newest first, and goes back to the pool as ordinary
-// idle threads (one still loading does so once loaded; the pool's idle timeout ends them).
+// core: a thread ready soon beats sixteen ready late). A child taking a thread lowers its
+// parent's want by one; when the sources want fewer, the surplus is released, newest first, and
+// goes back to the pool as ordinary idle threads (one still loading does so once loaded; the
+// pool's idle timeout ends them).
 //
 // Isolation is unchanged: a parked thread is an ordinary pool thread (same flags and limits), it
 // runs at most one run, and that run's signal aborts its task, which terminates the thread.

@@ -3,8 +3,9 @@
 // (the most subagents a message may start, bounded by free slots), later as many as its last reply
 // started. As the response streams, each delegation tool_use block that begins
 // (`content_block_start` of Task, or of an agent exposed as a tool) is one certain subagent; when
-// the response ends, it wants exactly the blocks it saw, which its children then take one by one. The host reads only the `content_block_start` lines of the stream it
-// already relays, each bounded in size; nothing here decides what a run may do.
+// the response ends, it wants exactly the blocks it saw, which its children then take one by one.
+// The host reads only the `content_block_start` lines of the stream it already relays, each bounded
+// in size; nothing here decides what a run may do.
 import type { ModelStreamObserver } from '../capabilities/model-http.js';
 
 /** What the observer needs from the runtime. */
