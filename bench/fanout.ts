@@ -99,12 +99,21 @@ function printCold(rows: ColdRow[]): void {
     const line = [goal(8, 1.12), goal(16, 1.25), goal(32, 1.4)].filter(Boolean).join(', ');
     const n16 = at(16);
     const n1 = at(1);
+    // The cost of one more agent is the slope from N = 8 to N = 16: at N = 1 the threads started
+    // ahead for the lead's subagents are resident though none runs, so N = 1 is no baseline.
+    const from = at(8) ?? n1;
+    const perAgent =
+      n16 && from && from.n < 16
+        ? { mb: (n16.maxRssMb - from.maxRssMb) / (16 - from.n), from: from.n }
+        : undefined;
     console.log(
       [
         `${label}: active ÷ ideal ${line}`,
         n16
           ? `  N=16: spawn ${n16.spawnMs.toFixed(0)} ms (goal ≤ 150), spread ${n16.spreadMs.toFixed(0)} ms, peak RSS ${n16.maxRssMb.toFixed(0)} MB (goal ≤ 250)` +
-            (n1 ? `, ${((n16.maxRssMb - n1.maxRssMb) / 15).toFixed(1)} MB per extra agent (goal ≤ 8)` : '')
+            (perAgent === undefined
+              ? ''
+              : `, ${perAgent.mb.toFixed(1)} MB per extra agent from N=${perAgent.from} (goal ≤ 8)`)
           : '',
         n1 ? `  process start → first request ${n1.startToFirstMs.toFixed(0)} ms (goal ≤ 200)` : '',
       ]
