@@ -99,12 +99,13 @@ function printCold(rows: ColdRow[]): void {
     const line = [goal(8, 1.12), goal(16, 1.25), goal(32, 1.4)].filter(Boolean).join(', ');
     const n16 = at(16);
     const n1 = at(1);
-    // The cost of one more agent is the slope from N = 8 to N = 16: at N = 1 the threads started
-    // ahead for the lead's subagents are resident though none runs, so N = 1 is no baseline.
-    const from = at(8) ?? n1;
+    // The cost of one more agent is the slope from N = 16 to N = 32 (else from N = 8, else N = 1):
+    // up to prestartThreads (16) threads are started ahead for a lead's subagents and resident
+    // whether or not they run, so a smaller N holds more threads than it uses.
+    const from = at(32) ?? at(8) ?? n1;
     const perAgent =
-      n16 && from && from.n < 16
-        ? { mb: (n16.maxRssMb - from.maxRssMb) / (16 - from.n), from: from.n }
+      n16 && from && from.n !== 16
+        ? { mb: (from.maxRssMb - n16.maxRssMb) / (from.n - 16), from: from.n }
         : undefined;
     console.log(
       [
@@ -113,7 +114,7 @@ function printCold(rows: ColdRow[]): void {
           ? `  N=16: spawn ${n16.spawnMs.toFixed(0)} ms (goal ≤ 150), spread ${n16.spreadMs.toFixed(0)} ms, peak RSS ${n16.maxRssMb.toFixed(0)} MB (goal ≤ 250)` +
             (perAgent === undefined
               ? ''
-              : `, ${perAgent.mb.toFixed(1)} MB per extra agent from N=${perAgent.from} (goal ≤ 8)`)
+              : `, ${perAgent.mb.toFixed(1)} MB per extra agent, N=16 to N=${perAgent.from} (goal ≤ 8)`)
           : '',
         n1 ? `  process start → first request ${n1.startToFirstMs.toFixed(0)} ms (goal ≤ 200)` : '',
       ]
