@@ -1,155 +1,140 @@
-// bench/fanout: a lead fans out to N subagents on the fake server (300 ms per model call, each
-// subagent making 2 tool calls). Reports wall time ÷ the ideal critical path for N = 1, 8, 32, the
-// runtime's launch overhead per subagent, process start to first model request, CPU per subagent
-// (on a warm pool, with the server in another process; and in a fresh CLI process, thread start-up
-// included), peak RSS at N = 8 and per extra agent.
-// Run: npm run build && npx tsx bench/fanout.ts
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+// bench/fanout: a lead fans out to N subagents, each making Glob, Read and answering, 300 ms per
+// model call on the fake server (ideal critical path: 1500 ms).
+// Headline, the CLI as a user starts it (a fresh `cadre run` process each time, the server in a
+// process of its own), N = 1, 4, 8, 16, 32, medians of interleaved rounds: active ÷ ideal, spawn
+// (the lead's Task reply to the children's first requests), the children's start spread, process
+// start to first request, peak RSS and CPU. Then the warm pool, in this process: wall ÷ ideal at
+// N = 1, 8, 32, the launch overhead per subagent and the runtime's own CPU per subagent.
+// Run: npm run build && npx tsx bench/fanout.ts [--only cold|warm] [--rounds 3] [--sizes 1,4,8,16,32]
+//        [--build label=dir ...]  (A/B: each dir a copy of dist/ inside this checkout, e.g. .scratch/a/dist)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startFakeAnthropic, systemText } from '../test/support/fake-anthropic.js';
-// The compiled library, as users import it (bench scripts run after npm run build).
-import { createRuntime } from '../dist/index.js';
-import { runCli } from './support/cli.js';
-import { FANOUT_AGENTS, fanoutResponder } from './support/fanout-script.js';
-import { median, writeResult } from './support/stats.js';
+import { parseArgs } from 'node:util';
+import { runColdFanout, type ColdRow } from './support/fanout-cold.js';
+import { runWarmFanout, type WarmResult } from './support/fanout-warm.js';
+import { writeResult } from './support/stats.js';
 
 const CALL_MS = 300;
+const { values: args } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    sizes: { type: 'string', default: '1,4,8,16,32' },
+    build: { type: 'string', multiple: true },
+  },
+});
+const rounds = Number(args.rounds);
+const sizes = args.sizes.split(',').map(Number);
+if (!Number.isInteger(rounds) || rounds < 1)
+  throw new Error(`--rounds: expected a count, got ${args.rounds}`);
+if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 1000))
+  throw new Error(`--sizes: expected a comma list of counts, got ${args.sizes}`);
+const builds = (args.build ?? ['current=dist']).map((spec) => {
+  const [label, dist] = spec.includes('=') ? spec.split('=', 2) : [spec, spec];
+  return { label: label!, dist: dist! };
+});
+
 const root = await mkdtemp(path.join(os.tmpdir(), 'cadre-fanout-'));
 await mkdir(path.join(root, 'src'), { recursive: true });
 for (let i = 0; i < 20; i++)
   await writeFile(path.join(root, 'src', `m${i}.ts`), `export const v${i} = ${i};\n`);
-
-const server = await startFakeAnthropic({ latencyMs: CALL_MS, responder: fanoutResponder });
-const agents = FANOUT_AGENTS;
-const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
-const IDEAL_MS = 2 * CALL_MS + 3 * CALL_MS;
-
-// Part A, in one process on a warm pool: wall time vs the ideal critical path, launch overhead.
-const root2 = root;
-const runtime = await createRuntime({ cwd: root2, home: root2, env, agents, concurrency: 32 });
-async function fanout(size: number) {
-  server.clearLog();
-  const out = await runtime.run({ subagent_type: 'lead', prompt: `go ${size}` });
-  const reqs = server.requests;
-  const leadFirst = reqs.find((r) => systemText(r.body).startsWith('[lead]'));
-  const subFirsts = reqs.filter(
-    (r) => systemText(r.body).startsWith('[sub]') && r.body.messages.length === 1,
-  );
-  // The lead's first reply ends when its Task calls are known; each child's first request follows.
-  const launch = subFirsts.map((r) => r.startedAt - (leadFirst?.endedAt ?? r.startedAt));
-  return {
-    n: size,
-    status: out.status,
-    runMs: out.durationMs,
-    idealMs: IDEAL_MS,
-    ratio: out.durationMs / IDEAL_MS,
-    launchOverheadMedianMs: median(launch),
-  };
-}
-await fanout(32); // warm-up: the pool starts its threads
-// Each size five times, interleaved, reporting the median run: one run on a shared machine is noise.
-const REPEATS = 5;
-const runs: Awaited<ReturnType<typeof fanout>>[][] = [[], [], []];
-for (let r = 0; r < REPEATS; r++)
-  for (const [i, size] of [1, 8, 32].entries()) runs[i]!.push(await fanout(size));
-const rows = runs.map((all) => {
-  const byRatio = [...all].sort((a, b) => a.ratio - b.ratio);
-  const mid = byRatio[Math.floor(byRatio.length / 2)]!;
-  return {
-    ...mid,
-    status: all.every((run) => run.status === 'completed') ? 'completed' : 'failed',
-    ratioMin: byRatio[0]!.ratio,
-    ratioMax: byRatio.at(-1)!.ratio,
-    launchOverheadMedianMs: median(all.map((run) => run.launchOverheadMedianMs)),
-  };
-});
-// One child at a time, 20 times: the runtime's own launch cost without CPU contention.
-const single: number[] = [];
-for (let i = 0; i < 20; i++) single.push((await fanout(1)).launchOverheadMedianMs);
-const singleLaunchMs = median(single);
-await runtime.close();
-
-// Part A2, the runtime's own CPU per subagent on a warm pool: the same fan-out against the server
-// in a process of its own, so that process.cpuUsage() counts the host and its worker threads only.
-const serverProcess = spawn(
-  process.execPath,
-  ['--import', 'tsx', 'bench/support/fanout-server.ts', String(CALL_MS)],
-  {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  },
+// A user fanning out 32 at once raises the caps (defaults: 16 active runs, 16 Task calls a message).
+const cap = Math.max(32, ...sizes);
+await mkdir(path.join(root, '.cadre'), { recursive: true });
+await writeFile(
+  path.join(root, '.cadre', 'config.json'),
+  JSON.stringify({ concurrency: cap, maxTasksPerMessage: cap }),
 );
-const [firstLine] = (await once(serverProcess.stdout, 'data')) as [Buffer];
-const remoteUrl = firstLine.toString().trim().split('\n')[0]!;
-const warm = await createRuntime({
-  cwd: root2,
-  home: root2,
-  env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: remoteUrl },
-  agents,
-  concurrency: 32,
-});
-await warm.run({ subagent_type: 'lead', prompt: 'go 32' });
-const warmCpu: number[] = [];
-for (let i = 0; i < 5; i++) {
-  const before = process.cpuUsage();
-  const out = await warm.run({ subagent_type: 'lead', prompt: 'go 32' });
-  const used = process.cpuUsage(before);
-  if (out.status === 'completed') warmCpu.push((used.user + used.system) / 1e6 / 32);
-}
-await warm.close();
-serverProcess.stdin.end();
-await once(serverProcess, 'exit');
-const warmCpuPerSubagent = median(warmCpu);
 
-// Part B, the CLI as a fresh process: start to first model request, CPU and peak RSS (the median
-// of three processes per size, interleaved).
-const cliRuns: Record<number, Record<string, number>[]> = { 1: [], 8: [], 32: [] };
-for (let round = 0; round < 3; round++)
-  for (const size of [1, 8, 32]) {
-    server.clearLog();
-    const spawnAt = performance.now();
-    const run = await runCli(
-      ['run', 'lead', `go ${size}`, '--json', '--agents', agents, '--cwd', root],
-      env,
+let cold: ColdRow[] | undefined;
+let warm: WarmResult[] | undefined;
+try {
+  if (args.only !== 'warm') {
+    const result = await runColdFanout({
       root,
-    );
-    const first = server.requests.find((r) => systemText(r.body).startsWith('[lead]'));
-    cliRuns[size]!.push({
-      code: run.code ?? -1,
-      processStartToFirstRequestMs: (first?.startedAt ?? NaN) - spawnAt,
-      cpuSecondsPerSubagent: run.cpuSeconds / size,
-      maxRssMb: run.maxRssMb,
+      callMs: CALL_MS,
+      sizes,
+      rounds,
+      builds,
+      onRun: (run, i, total) =>
+        process.stderr.write(
+          `\r  fresh process ${i}/${total}: ${run.build} N=${run.n} ${run.ok ? 'ok' : 'FAILED'}    `,
+        ),
     });
+    process.stderr.write('\n');
+    cold = result.rows;
+    printCold(cold);
   }
-const cli = [1, 8, 32].map((size) => {
-  const all = cliRuns[size]!;
-  const mid = (key: string) => median(all.map((run) => run[key]!));
-  return {
-    n: size,
-    code: all.find((run) => run.code !== 0)?.code ?? 0,
-    processStartToFirstRequestMs: mid('processStartToFirstRequestMs'),
-    cpuSecondsPerSubagent: mid('cpuSecondsPerSubagent'),
-    maxRssMb: mid('maxRssMb'),
-  };
-});
-await server.close();
-await rm(root, { recursive: true, force: true });
-const at = (k: number) => rows.find((r) => r.n === k)!;
-const cliAt = (k: number) => cli.find((r) => r.n === k)!;
-const perExtraMb = (cliAt(32).maxRssMb! - cliAt(8).maxRssMb!) / 24;
-console.table(rows);
-console.table(cli);
-console.log(
-  [
-    `wall ÷ ideal critical path (warm pool, median of ${REPEATS}): N=1 ${at(1).ratio.toFixed(3)}, N=8 ${at(8).ratio.toFixed(3)} (goal ≤ 1.10), N=32 ${at(32).ratio.toFixed(3)} (goal ≤ 1.25; range ${at(32).ratioMin.toFixed(3)}-${at(32).ratioMax.toFixed(3)})`,
-    `launch overhead per subagent (warm pool): ${singleLaunchMs.toFixed(1)} ms median one at a time (goal ≤ 5); ${at(8).launchOverheadMedianMs.toFixed(1)} ms when 8 start at once, ${at(32).launchOverheadMedianMs.toFixed(1)} ms when 32 do (2 cores)`,
-    `process start to first model request: ${cliAt(1).processStartToFirstRequestMs!.toFixed(0)} ms (goal ≤ 250)`,
-    `CPU per subagent (warm pool, the runtime's own): ${warmCpuPerSubagent.toFixed(3)} s at N=32 (goal ≤ 0.03); in a fresh CLI process, starting its threads included: ${cliAt(32).cpuSecondsPerSubagent!.toFixed(3)} s`,
-    `peak RSS (fresh CLI process): ${cliAt(8).maxRssMb!.toFixed(0)} MB at N=8 (goal ≤ 220), ${perExtraMb.toFixed(1)} MB per extra agent (goal ≤ 15)`,
-  ].join('\n'),
-);
-console.log(
-  `written to ${await writeResult('fanout', { rows, singleLaunchMs, warmCpuPerSubagent, cli, perExtraMb })}`,
-);
+  if (args.only !== 'cold') {
+    warm = await runWarmFanout(root, CALL_MS, builds);
+    for (const result of warm) printWarm(result);
+  }
+} finally {
+  await rm(root, { recursive: true, force: true });
+}
+console.log(`written to ${await writeResult('fanout', { callMs: CALL_MS, rounds, builds, cold, warm })}`);
+
+function printCold(rows: ColdRow[]): void {
+  console.log(`\nfresh process (the CLI as a user starts it), medians of ${rounds} interleaved rounds:`);
+  console.table(
+    rows.map((r) => ({
+      build: r.build,
+      n: r.n,
+      'active÷ideal': r.ratio.toFixed(3),
+      'spawn ms': r.spawnMs.toFixed(0),
+      'spread ms': r.spreadMs.toFixed(0),
+      'start→1st req ms': r.startToFirstMs.toFixed(0),
+      'peak RSS MB': r.maxRssMb.toFixed(0),
+      'CPU s': r.cpuSeconds.toFixed(2),
+      failed: r.failed,
+    })),
+  );
+  for (const { label } of builds) {
+    const at = (n: number) => rows.find((r) => r.build === label && r.n === n);
+    const goal = (n: number, limit: number) => {
+      const row = at(n);
+      return row ? `N=${n} ${row.ratio.toFixed(3)} (goal ≤ ${limit})` : undefined;
+    };
+    const line = [goal(8, 1.12), goal(16, 1.25), goal(32, 1.4)].filter(Boolean).join(', ');
+    const n16 = at(16);
+    const n1 = at(1);
+    // The cost of one more agent is the slope from N = 16 to N = 32 (else from N = 8, else N = 1):
+    // up to prestartThreads (16) threads are started ahead for a lead's subagents and resident
+    // whether or not they run, so a smaller N holds more threads than it uses.
+    const from = at(32) ?? at(8) ?? n1;
+    const perAgent =
+      n16 && from && from.n !== 16
+        ? { mb: (from.maxRssMb - n16.maxRssMb) / (from.n - 16), from: from.n }
+        : undefined;
+    console.log(
+      [
+        `${label}: active ÷ ideal ${line}`,
+        n16
+          ? `  N=16: spawn ${n16.spawnMs.toFixed(0)} ms (goal ≤ 150), spread ${n16.spreadMs.toFixed(0)} ms, peak RSS ${n16.maxRssMb.toFixed(0)} MB (goal ≤ 250)` +
+            (perAgent === undefined
+              ? ''
+              : `, ${perAgent.mb.toFixed(1)} MB per extra agent, N=16 to N=${perAgent.from} (goal ≤ 8)`)
+          : '',
+        n1 ? `  process start → first request ${n1.startToFirstMs.toFixed(0)} ms (goal ≤ 200)` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    );
+  }
+}
+
+function printWarm(result: WarmResult): void {
+  const at = (n: number) => result.rows.find((r) => r.n === n)!;
+  console.log(
+    `\n${result.build}: warm pool (library, threads already started), medians of 5 interleaved runs:`,
+  );
+  console.table(result.rows);
+  console.log(
+    [
+      `wall ÷ ideal: N=1 ${at(1).ratio.toFixed(3)}, N=8 ${at(8).ratio.toFixed(3)}, N=32 ${at(32).ratio.toFixed(3)} (range ${at(32).ratioMin.toFixed(3)}-${at(32).ratioMax.toFixed(3)})`,
+      `launch overhead per subagent: ${result.singleLaunchMs.toFixed(1)} ms median one at a time (goal ≤ 5); ${at(8).launchOverheadMedianMs.toFixed(1)} ms when 8 start at once, ${at(32).launchOverheadMedianMs.toFixed(1)} ms when 32 do`,
+      `CPU per subagent, the runtime's own: ${result.warmCpuPerSubagent.toFixed(3)} s at N=32 (goal ≤ 0.03)`,
+    ].join('\n'),
+  );
+}

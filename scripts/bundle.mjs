@@ -10,7 +10,9 @@
 // - dist/host/ui/chat-ui.mjs: `cadre chat`'s Ink app with React, loaded by the chat command only
 //   (an ES module: Ink's layout engine loads its WebAssembly with a top-level await);
 // - dist/code-cache.cjs (scripts/code-cache.cjs) and, beside each .cjs bundle, V8's code cache for
-//   the Node version that ran the build. Other versions compile from source.
+//   the Node version that ran the build. Other versions compile from source. The worker's and the
+//   CLI's caches are trained on real runs (scripts/train-code-cache.ts).
+import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -155,7 +157,10 @@ writeCache(path.join(ioDir, 'io-thread.cjs'));
 writeId(path.join(ioDir, 'mcp-adapter.cjs'));
 if (typeof writeCache(path.join(ioDir, 'mcp-adapter.cjs')).openSession !== 'function')
   throw new Error('mcp-adapter.cjs has no openSession export');
-if (typeof writeCache(path.join(workerDir, 'worker.cjs')).default !== 'function')
-  throw new Error('worker.cjs has no default export');
-if (typeof writeCache(path.join(cliDir, 'cadre.cjs')).main !== 'function')
-  throw new Error('cadre.cjs has no main export');
+// A cache made from a bundle's top level holds only what its top level compiled: a worker thread
+// then compiled the model client, the loop and the tools at its first run (about 7 ms of CPU per
+// thread here), and the CLI its launch path. These two are made after real runs instead.
+execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'train-code-cache.ts')], {
+  cwd: root,
+  stdio: 'inherit',
+});

@@ -11,24 +11,28 @@ export interface CliRun {
   wallMs: number;
   maxRssMb: number;
   cpuSeconds: number;
+  /** When the process was spawned, in epoch milliseconds (comparable with another process's clock). */
+  spawnedAt: number;
 }
 
-const CLI = path.resolve('dist', 'host', 'cli', 'cadre.mjs');
-
 /**
- * Runs `node dist/host/cli/cadre.mjs ...args`, under `launcher` when given (such as
- * `['chrt', '-f', '50']`, so other work on a shared machine does not preempt it).
+ * Runs `node <dist>/host/cli/cadre.mjs ...args`, under `launcher` when given (such as
+ * `['chrt', '-f', '50']`, so other work on a shared machine does not preempt it). `dist` defaults
+ * to the build in ./dist; another copy of a build (an A/B of two builds) must sit where its imports
+ * resolve to this node_modules.
  */
 export function runCli(
   args: string[],
   env: Record<string, string>,
   cwd: string,
   launcher: readonly string[] = [],
+  dist = 'dist',
 ): Promise<CliRun> {
   const started = performance.now();
+  const cli = path.resolve(dist, 'host', 'cli', 'cadre.mjs');
   const [command, ...prefix] = [...launcher, process.execPath];
   return new Promise((resolve, reject) => {
-    const child = spawn(command ?? process.execPath, [...prefix, CLI, ...args], {
+    const child = spawn(command ?? process.execPath, [...prefix, cli, ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env, CADRE_REPORT_RESOURCES: '1' },
     });
@@ -50,6 +54,7 @@ export function runCli(
         wallMs: performance.now() - started,
         maxRssMb: report ? report.maxRSSKb / 1024 : NaN,
         cpuSeconds: report ? (report.userUs + report.systemUs) / 1e6 : NaN,
+        spawnedAt: performance.timeOrigin + started,
       });
     });
   });

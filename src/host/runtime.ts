@@ -144,8 +144,11 @@ export interface Runtime {
   ): AsyncIterable<BatchResult>;
   /** Cancels a run (and its subtree) by agent id. */
   stop(agentId: string): boolean;
-  /** Live counts: worker threads, runs holding a slot, runs waiting for one, runs not yet ended. */
-  stats(): { threads: number; active: number; queued: number; runs: number };
+  /**
+   * Live counts: worker threads, runs holding a slot, runs waiting for one, runs not yet ended, and
+   * threads started ahead for subagents, loaded and waiting for a run (`parked`).
+   */
+  stats(): { threads: number; active: number; queued: number; runs: number; parked: number };
   /** Cancels everything and shuts the pool down. */
   close(): Promise<void>;
 }
@@ -351,6 +354,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       active: core.scheduler.running,
       queued: core.scheduler.queued,
       runs: core.running.size,
+      parked: pool?.parkedThreads.ready ?? 0,
     }),
     stop(agentId) {
       const node = core.running.get(agentId);

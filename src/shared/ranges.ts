@@ -27,6 +27,7 @@ export const RANGES = {
   maxToolCallsPerMessage: { min: 1, max: 1000, integer: true },
   maxTasksPerMessage: { min: 1, max: 1000, integer: true },
   maxSubagents: { min: 1, max: 100_000, integer: true },
+  prestartThreads: { min: 0, max: 1024, integer: true },
   'webFetch.maxBytes': { min: 1, max: 50 * 1024 * 1024, integer: true, unit: 'bytes' },
   'webFetch.timeout': { min: 0.001, max: 600, integer: false, unit: 'seconds' },
   'webSearch.maxUses': { min: 1, max: 100, integer: true },

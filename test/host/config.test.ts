@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       webFetch: { allowPrivate: [], maxBytes: 5 * 1024 * 1024, timeoutSeconds: 30 },
       webSearch: { allowedDomains: [], blockedDomains: [], endpoints: [] },
       mcpServers: {},
+      prestartThreads: 16,
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
     expect(config.paths).toEqual({
@@ -171,15 +172,17 @@ describe('loadConfig', () => {
   it('wrong types name the field; only the bad value is dropped', async () => {
     await writeFiles(home, {
       '.cadre/config.json':
-        '{"concurrency": "lots", "sandbox": "maybe", "permissions": {"deny": ["Bash", 3, "Write"]}, "providers": {"x": {"apiKeyEnv": "KEY"}}}',
+        '{"concurrency": "lots", "sandbox": "maybe", "permissions": {"deny": ["Bash", 3, "Write"]}, "providers": {"x": {"apiKeyEnv": "KEY"}}, "prestartThreads": -1}',
     });
     const { errors, merged } = await loadConfig({ cwd: project, home });
     expect(errors.map((e) => e.field).sort()).toEqual([
       'concurrency',
       'permissions.deny.1',
+      'prestartThreads',
       'providers.x.baseURL',
       'sandbox.mode',
     ]);
+    expect(merged.prestartThreads).toBe(16);
     expect(merged.permissions.deny).toEqual(['Bash', 'Write']);
     expect(merged.providers).toEqual({});
     expect(merged.sandbox.mode).toBe('auto');

@@ -22,6 +22,7 @@ import { agentCatalogue } from './catalogue.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
 import { modelConfigFor, modelEndpointOf, pickModel, workerModelConfig } from './model-resolve.js';
 import type { RuntimeCore } from './runtime-core.js';
+import { prestartFor } from './prestart.js';
 import { claimResume } from './resume-claim.js';
 import type { AgentTree } from './tree.js';
 import type { WebSearchGrant } from '../web/web-search-grant.js';
@@ -240,6 +241,8 @@ export async function launch(
     const spec = buildSpec(core, node, def, input, history, workerModelConfig(model), grant, search);
     const runBudget = input.token_budget ?? def.tokenBudget;
     const endpoint = modelEndpointOf(model);
+    // A run that may start subagents has threads started for them while it waits for its model.
+    const prestart = endpoint ? prestartFor(core, spec, tree) : undefined;
     const end = await runToEnd(
       core.executor,
       spec,
@@ -279,6 +282,7 @@ export async function launch(
                 mode: grant.mode,
                 audit: core.audit,
                 maxLineBytes: maxModelLineBytes(spec.caps),
+                ...(prestart ? { observer: prestart } : {}),
               },
             }
           : {}),
@@ -294,6 +298,7 @@ export async function launch(
       toolCalls: 0,
       durationMs: 0,
     }));
+    prestart?.close();
     if (node.holdsSlot) core.scheduler.release();
     node.holdsSlot = false;
     finish(end);

@@ -36,6 +36,17 @@ export interface ModelChannelContext {
    * off with the code `reply_too_large`. Default: no limit.
    */
   maxLineBytes?: number;
+  /** Told of each allowed request's start, its response bytes and its end (threads started ahead). */
+  observer?: ModelStreamObserver;
+}
+
+/** Watches a run's model traffic as the host relays it. */
+export interface ModelStreamObserver {
+  requestStarted(): void;
+  /** The decoded response body, chunk by chunk. */
+  chunk(bytes: Uint8Array): void;
+  /** The response ended (ok: complete and not an HTTP error) or the request failed. */
+  requestEnded(ok: boolean): void;
 }
 
 /** Bytes since the last line break, after `chunk`. */
@@ -259,6 +270,7 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
       if (finished) return;
       finished = true;
       open.delete(id);
+      ctx.observer?.requestEnded(ok);
       audit({
         started,
         url: parsed.url.href,
@@ -312,6 +324,7 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
           req.destroy();
           return;
         }
+        ctx.observer?.chunk(chunk);
         send({ t: 'data', id, chunk: new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) });
         unread += chunk.byteLength;
         if (unread > MODEL_WINDOW_BYTES) body.pause();
@@ -332,6 +345,12 @@ export function serveModelChannel(endpoint: Endpoint, ctx: ModelChannelContext):
       });
     });
     req.end(parsed.body);
+    // After the request is on its way: what the observer starts (threads) must not delay it.
+    const observer = ctx.observer;
+    if (observer)
+      setImmediate(() => {
+        if (!finished) observer.requestStarted();
+      });
   };
 
   const onMessage = (event: { data: unknown }) => {

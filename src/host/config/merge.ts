@@ -65,6 +65,8 @@ export interface CadreConfig {
   webSearch: WebSearchSettings;
   /** MCP servers by name: the project's config.json over `.mcp.json` over the user's config.json. */
   mcpServers: Record<string, McpServerEntry>;
+  /** Threads started ahead for a run that may start subagents, while its model call is in flight. */
+  prestartThreads: number;
 }
 
 /** The merged `webFetch` block: the private hosts add up across the two files. */
@@ -136,6 +138,7 @@ export const CONFIG_DEFAULTS = {
   maxToolInputChars: DEFAULT_CAPS.maxToolInputChars,
   webFetchMaxBytes: 5 * 1024 * 1024,
   webFetchTimeoutSeconds: 30,
+  prestartThreads: 16,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -196,6 +199,7 @@ export function mergeConfig(
     webFetch: mergeWebFetch(user.webFetch, project.webFetch),
     webSearch: mergeWebSearch(user.webSearch, project.webSearch),
     mcpServers: mergeMcpServers(user.mcpServers, project.mcpServers, bases, mcpJson),
+    prestartThreads: project.prestartThreads ?? user.prestartThreads ?? CONFIG_DEFAULTS.prestartThreads,
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;

@@ -33,6 +33,12 @@ export interface Launched {
 export interface Executor {
   readonly mode: 'thread' | 'process';
   launch(spec: WorkerRunSpec, signal: AbortSignal): Launched;
+  /**
+   * Keeps `count` workers started ahead for the subagents of run `source` (0 withdraws the want);
+   * a launch whose spec names `source` as its parent takes one. Absent where starting ahead does
+   * not apply.
+   */
+  prestart?(source: string, count: number): void;
 }
 
 /** Runs each agent in a Piscina thread. */
@@ -51,7 +57,11 @@ export function threadExecutor(pool: ThreadPool): Executor {
         if (data?.type === 'hello') worker = pool.threads().find((w) => w.threadId === data.threadId);
       };
       hostControl.addEventListener('message', hello);
-      const done = pool.run({ spec, caps: caps.port2, control: control.port2, model: model.port2 }, signal);
+      const done = pool.run(
+        { spec, caps: caps.port2, control: control.port2, model: model.port2 },
+        signal,
+        spec.parentId,
+      );
       return {
         caps: portEndpoint(caps.port1),
         control: hostControl,
@@ -67,6 +77,7 @@ export function threadExecutor(pool: ThreadPool): Executor {
         },
       };
     },
+    prestart: (source, count) => pool.prestart(source, count),
   };
 }
 

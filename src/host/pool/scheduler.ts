@@ -33,6 +33,11 @@ export class Scheduler {
     return this.waiting.length;
   }
 
+  /** Slots no run holds or waits for. */
+  get free(): number {
+    return Math.max(0, this.cap - this.active - this.waiting.length);
+  }
+
   /**
    * Waits for a slot. Deeper runs (children) and returning parents are served first. A returning
    * parent already holds a thread, so it bypasses the queue bound rather than fail mid-run.

@@ -1,19 +1,18 @@
 // The Piscina pool that runs agents: one agent per thread, every run carrying an AbortSignal
 // (abort terminates the thread), compiled JS under the permission model, and an `error` listener
-// so a late error from an idle worker can never take the host down.
+// so a late error from an idle worker can never take the host down. Threads can be started ahead
+// of need (parked-threads.ts): a run takes a parked thread before the pool starts a new one.
+import os from 'node:os';
 import path from 'node:path';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
+import type { ParkTask, ThreadTask as ThreadTaskOf } from '../../shared/park.js';
+import type { WorkerRunResult } from '../../shared/run-spec.js';
+import { ParkedThreads } from './parked-threads.js';
 import { DIST_DIR, hostHeapSamplingSupported, permissionFlags, workerReadRoots } from './worker-flags.js';
 
-/** What one thread-mode task receives. */
-export interface ThreadTask {
-  spec: WorkerRunSpec;
-  caps: MessagePort;
-  control: MessagePort;
-  model: MessagePort;
-}
+/** What one thread-mode run receives. */
+export type ThreadTask = ThreadTaskOf<MessagePort>;
 
 /** Pool sizing and worker limits. */
 export interface ThreadPoolOptions {
@@ -44,18 +43,19 @@ function workerEnv(): Record<string, string> {
 }
 
 /** Each thread's young generation, in MB (see the pool's resourceLimits). */
-const YOUNG_GENERATION_MB = 4;
+const YOUNG_GENERATION_MB = 2;
 
 /** A thin owner of the Piscina instance. */
 export class ThreadPool {
-  readonly piscina: Piscina<ThreadTask, WorkerRunResult>;
+  readonly piscina: Piscina<ThreadTask | ParkTask<MessagePort>, WorkerRunResult | null>;
   /** The old-generation cap per thread, when set (the heap sampler compares against it). */
   readonly memoryLimitMb: number | undefined;
+  private readonly parked: ParkedThreads;
 
   constructor(options: ThreadPoolOptions) {
     const memory = options.memoryLimitMb;
     this.memoryLimitMb = memory;
-    this.piscina = new Piscina<ThreadTask, WorkerRunResult>({
+    this.piscina = new Piscina<ThreadTask | ParkTask<MessagePort>, WorkerRunResult | null>({
       filename: options.filename ?? WORKER_ENTRY,
       maxThreads: Math.max(1, options.maxThreads),
       minThreads: Math.min(options.minThreads ?? 1, Math.max(1, options.maxThreads)),
@@ -72,10 +72,11 @@ export class ThreadPool {
           : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])]),
       ...(memory === undefined
         ? {}
-        : // A small young generation (4 MB): V8 grows a thread's young generation to its maximum
-          // under steady allocation and never gives it back, so a larger one costs every thread
-          // its RSS (16 MB made 16 threads hold 190 MB more after 10,000 batch tasks, for no
-          // throughput); and with a small heap cap it lets one burst of allocation overshoot the cap.
+        : // A small young generation (2 MB; asking for less gives the same): V8 grows a thread's
+          // young generation to its maximum under steady allocation and never gives it back, so a
+          // larger one costs every thread its RSS (16 MB made 16 threads hold 190 MB more after
+          // 10,000 batch tasks for no throughput; 4 MB cost 1.7 MB per thread of a fresh fan-out
+          // against 2 MB); and with a small heap cap it lets one burst of allocation overshoot it.
           // Where the host samples thread heaps (and kills at 90% of the cap), V8's own limit is a
           // backstop at twice the cap: a Map or array that doubles its storage in one step would
           // otherwise cross V8's limit between two samples, and V8 aborts the whole process.
@@ -87,11 +88,41 @@ export class ThreadPool {
           }),
     });
     this.piscina.on('error', (error: unknown) => options.onError?.(error));
+    const piscina = this.piscina;
+    this.parked = new ParkedThreads(
+      (task, signal) => piscina.run(task, { transferList: [task.park], signal }),
+      {
+        // One thread loading per core: more would only share the cores and all be ready late.
+        parallel: Math.max(1, os.availableParallelism()),
+        room: () => piscina.maxThreads - piscina.threads.length + piscina.idleThreads,
+        idle: () => piscina.idleThreads,
+      },
+    );
   }
 
-  /** Runs one agent; the signal terminates its thread. */
-  run(task: ThreadTask, signal: AbortSignal): Promise<WorkerRunResult> {
-    return this.piscina.run(task, { transferList: [task.caps, task.control, task.model], signal });
+  /**
+   * Runs one agent on a parked thread if there is one, else on a pool thread; the signal terminates
+   * its thread. `parent` is the agent id of the run that started it (whose parked threads it uses).
+   */
+  async run(task: ThreadTask, signal: AbortSignal, parent?: string): Promise<WorkerRunResult> {
+    const parked = this.parked.claim(task, signal, parent);
+    if (parked) return parked;
+    const result = await this.piscina.run(task, {
+      transferList: [task.caps, task.control, task.model],
+      signal,
+    });
+    if (result === null) throw new Error('the worker thread ended its run without a result');
+    return result;
+  }
+
+  /** Keeps `count` threads started ahead for `source`'s subagents (0 withdraws the want). */
+  prestart(source: string, count: number): void {
+    this.parked.want(source, count);
+  }
+
+  /** Threads started ahead and not yet given a run: loaded and waiting, or still loading. */
+  get parkedThreads(): { ready: number; loading: number } {
+    return this.parked.counts;
   }
 
   /** The live Worker objects (for host-side heap sampling). */
@@ -101,6 +132,7 @@ export class ThreadPool {
 
   /** Closes the pool, terminating threads that are still busy. */
   async close(): Promise<void> {
+    this.parked.close();
     await this.piscina.close({ force: true });
   }
 }

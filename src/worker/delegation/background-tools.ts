@@ -2,19 +2,20 @@
 import { TaskOutputInput, TaskStopInput } from '../../shared/tools.js';
 import type { TaskOutput } from '../../shared/task.js';
 import { callCapability, capabilityFailure } from '../tools/call-capability.js';
-import { parseToolInput, toInputSchema, toolText, type Tool } from '../tools/tool.js';
+import { defineTool, parseToolInput, toolText, type Tool } from '../tools/tool.js';
 import { formatChildOutput } from './task-tool.js';
 
 /** TaskOutput: block up to `timeout` seconds (default 30) or poll with block=false. */
-export const taskOutputTool: Tool = {
+export const taskOutputTool: Tool = defineTool({
   name: 'TaskOutput',
   description:
     'Get the result of a background subagent started with Task run_in_background. By default waits up to `timeout` seconds (default 30); block=false polls.',
-  inputSchema: toInputSchema(TaskOutputInput, {
+  input: TaskOutputInput,
+  descriptions: {
     agent_id: 'The agentId returned when the background task started',
     block: 'Wait for the run to finish (default true)',
     timeout: 'Seconds to wait at most',
-  }),
+  },
   async run(input, ctx) {
     const parsed = parseToolInput('TaskOutput', TaskOutputInput, input);
     if (!parsed.ok) return parsed.result;
@@ -28,13 +29,14 @@ export const taskOutputTool: Tool = {
     if (value.status === 'running') return toolText(`agentId: ${value.agentId}\nstatus: still running`);
     return formatChildOutput(value as TaskOutput);
   },
-};
+});
 
 /** TaskStop: cancel a background subagent. */
-export const taskStopTool: Tool = {
+export const taskStopTool: Tool = defineTool({
   name: 'TaskStop',
   description: 'Cancel a background subagent started with Task run_in_background.',
-  inputSchema: toInputSchema(TaskStopInput, { agent_id: 'The agentId to cancel' }),
+  input: TaskStopInput,
+  descriptions: { agent_id: 'The agentId to cancel' },
   async run(input, ctx) {
     const parsed = parseToolInput('TaskStop', TaskStopInput, input);
     if (!parsed.ok) return parsed.result;
@@ -46,4 +48,4 @@ export const taskStopTool: Tool = {
         : `${envelope.value.agentId} had already finished`,
     );
   },
-};
+});

@@ -4,7 +4,7 @@ import type { ExecRunResult } from '../../shared/capabilities.js';
 import { BashInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { parseToolInput, toInputSchema } from './tool.js';
+import { defineTool, parseToolInput } from './tool.js';
 
 /** Timeout when the model gives none (ms); the schema caps a given one at 600,000. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -59,13 +59,14 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
 }
 
 /** The Bash tool. */
-export const bashTool: Tool = {
+export const bashTool: Tool = defineTool({
   name: 'Bash',
   description: DESCRIPTION,
-  inputSchema: toInputSchema(BashInput, {
+  input: BashInput,
+  descriptions: {
     command: 'The command to run.',
     timeout: `Optional timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most 600000).`,
     description: 'A short description of what the command does, in 5-10 words.',
-  }),
+  },
   run,
-};
+});

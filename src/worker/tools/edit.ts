@@ -5,7 +5,7 @@ import { callCapability, capabilityFailure } from './call-capability.js';
 import { numberLines, splitLines } from './number-lines.js';
 import { checkReadBeforeChange } from './read-guard.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { parseToolInput, toInputSchema, toolError, toolText } from './tool.js';
+import { defineTool, parseToolInput, toolError, toolText } from './tool.js';
 
 /** Lines of context shown around the edited region in the result. */
 const SNIPPET_CONTEXT = 4;
@@ -134,14 +134,15 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
 }
 
 /** The Edit tool. */
-export const editTool: Tool = {
+export const editTool: Tool = defineTool({
   name: 'Edit',
   description: DESCRIPTION,
-  inputSchema: toInputSchema(EditInput, {
+  input: EditInput,
+  descriptions: {
     file_path: 'Path of the file to edit, absolute or relative to the project directory.',
     old_string: 'The exact text to replace (must occur exactly once unless replace_all is true).',
     new_string: 'The text to replace it with (must differ from old_string).',
     replace_all: 'Replace every occurrence of old_string (default false).',
-  }),
+  },
   run,
-};
+});

@@ -2,7 +2,7 @@
 import { GlobInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { parseToolInput, toInputSchema, toolText } from './tool.js';
+import { defineTool, parseToolInput, toolText } from './tool.js';
 
 /** Most paths one Glob call returns: beyond this the model should narrow the pattern. */
 export const GLOB_RESULT_LIMIT = 100;
@@ -36,12 +36,13 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
 }
 
 /** The Glob tool. */
-export const globTool: Tool = {
+export const globTool: Tool = defineTool({
   name: 'Glob',
   description: DESCRIPTION,
-  inputSchema: toInputSchema(GlobInput, {
+  input: GlobInput,
+  descriptions: {
     pattern: 'The glob pattern to match files against, e.g. "**/*.ts".',
     path: 'The directory to search in, absolute or relative to the project directory. Omit it to search the whole project.',
-  }),
+  },
   run,
-};
+});

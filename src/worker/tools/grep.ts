@@ -11,7 +11,7 @@ import { compilePattern, countMatchingLines, matchText } from './grep-match.js';
 import { FILE_TYPES, globsForType, matchesType, typeSearchGlob } from './grep-types.js';
 import { needleFor, visitFiles } from './grep-unpack.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { parseToolInput, toInputSchema, toolError, toolText } from './tool.js';
+import { defineTool, parseToolInput, toolError, toolText } from './tool.js';
 
 /** Files read per fs.readMany call: few round trips, bounded memory per step. */
 export const GREP_READ_CHUNK = 200;
@@ -232,10 +232,11 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
 }
 
 /** The Grep tool. */
-export const grepTool: Tool = {
+export const grepTool: Tool = defineTool({
   name: 'Grep',
   description: DESCRIPTION,
-  inputSchema: toInputSchema(GrepInput, {
+  input: GrepInput,
+  descriptions: {
     pattern: 'The regular expression to search file contents for.',
     path: 'File or directory to search, absolute or relative to the project directory. Defaults to the project.',
     glob: 'Glob that file paths must match, e.g. "*.js" or "src/**/*.{ts,tsx}" (rg --glob).',
@@ -250,6 +251,6 @@ export const grepTool: Tool = {
     head_limit: 'Keep only the first N entries of the output (lines, files or counts), like "| head -N".',
     multiline:
       'Let the pattern span lines, with "." matching newlines (rg -U --multiline-dotall). Default false.',
-  }),
+  },
   run,
-};
+});

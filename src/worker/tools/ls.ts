@@ -2,7 +2,7 @@
 import { LSInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { parseToolInput, toInputSchema, toolText } from './tool.js';
+import { defineTool, parseToolInput, toolText } from './tool.js';
 
 const DESCRIPTION = `Lists the files and directories in one directory.
 
@@ -39,12 +39,13 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
 }
 
 /** The LS tool. */
-export const lsTool: Tool = {
+export const lsTool: Tool = defineTool({
   name: 'LS',
   description: DESCRIPTION,
-  inputSchema: toInputSchema(LSInput, {
+  input: LSInput,
+  descriptions: {
     path: 'The directory to list, absolute or relative to the project directory.',
     ignore: 'Glob patterns of entry names to leave out.',
-  }),
+  },
   run,
-};
+});

@@ -5,7 +5,7 @@ import { callCapability, capabilityFailure } from './call-capability.js';
 import { numberLines, splitLines } from './number-lines.js';
 import { resolvePath } from './paths.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { parseToolInput, toInputSchema, toolText } from './tool.js';
+import { defineTool, parseToolInput, toolText } from './tool.js';
 
 /** Lines returned when the model gives no `limit`. */
 export const DEFAULT_READ_LINES = 2_000;
@@ -54,13 +54,14 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
 }
 
 /** The Read tool. */
-export const readTool: Tool = {
+export const readTool: Tool = defineTool({
   name: 'Read',
   description: DESCRIPTION,
-  inputSchema: toInputSchema(ReadInput, {
+  input: ReadInput,
+  descriptions: {
     file_path: 'Path of the file to read, absolute or relative to the project directory.',
     offset: 'The 1-based line number to start reading from. Only give it for files too long to read at once.',
     limit: `The number of lines to read (default ${DEFAULT_READ_LINES}). Only give it for files too long to read at once.`,
-  }),
+  },
   run,
-};
+});

@@ -65,6 +65,24 @@ export function parseToolInput<S extends z.ZodType>(
 const NOISE_MAXIMUM = Number.MAX_SAFE_INTEGER;
 
 /**
+ * A tool whose JSON input schema is converted from its zod schema (`input`) when first asked for:
+ * a thread converts only the schemas of the tools its runs are offered, not every tool's at load.
+ */
+export function defineTool(
+  spec: Omit<Tool, 'inputSchema'> & { input: z.ZodType; descriptions?: Record<string, string> },
+): Tool {
+  const { input, descriptions, ...tool } = spec;
+  let json: Record<string, unknown> | undefined;
+  return {
+    ...tool,
+    get inputSchema() {
+      json ??= toInputSchema(input, descriptions);
+      return json;
+    },
+  };
+}
+
+/**
  * The JSON schema the Messages API accepts for a zod object schema: no `$schema` key, no
  * MAX_SAFE_INTEGER bounds, and a model-facing description on each named property.
  */

@@ -3,7 +3,7 @@ import { WriteInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';
 import { checkReadBeforeChange } from './read-guard.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { parseToolInput, toInputSchema, toolText } from './tool.js';
+import { defineTool, parseToolInput, toolText } from './tool.js';
 
 const DESCRIPTION = `Writes a whole file to the project, creating parent directories as needed.
 
@@ -40,12 +40,13 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
 }
 
 /** The Write tool. */
-export const writeTool: Tool = {
+export const writeTool: Tool = defineTool({
   name: 'Write',
   description: DESCRIPTION,
-  inputSchema: toInputSchema(WriteInput, {
+  input: WriteInput,
+  descriptions: {
     file_path: 'Path of the file to write, absolute or relative to the project directory.',
     content: 'The complete new content of the file.',
-  }),
+  },
   run,
-};
+});

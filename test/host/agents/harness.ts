@@ -18,7 +18,7 @@ export type AgentScript = (ctx: {
   req: RecordedRequest;
   turn: number;
   results: ReturnType<typeof toolResults>;
-}) => Step;
+}) => Step | Promise<Step>;
 
 /** A running harness. */
 export interface Harness {

@@ -90,7 +90,8 @@ describe('cadre chat on a terminal', () => {
     const done = await tmux.waitFor(/Both agents reported back \(2 reports\)/);
     expect(done).toMatch(new RegExp(`allowed by you: ${a} run: touch`));
     expect(done).toMatch(new RegExp(`denied by you: ${b} run: touch`));
-    expect(done).toMatch(/idle/);
+    // The lead's last turn ends after its reply is drawn: the status line then goes back to idle.
+    await tmux.waitFor(/idle/);
     await tmux.key('C-c');
     await tmux.waitFor(/press Ctrl\+C again to quit/);
     await tmux.key('C-c');

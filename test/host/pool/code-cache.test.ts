@@ -3,7 +3,7 @@
 // like a fresh CLI process, takes it.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -12,9 +12,10 @@ import { DIST_DIR, permissionFlags } from '../../../src/host/pool/worker-flags.j
 import { WORKER_ENTRY } from '../../../src/host/pool/thread-pool.js';
 
 // The build scripts' loader: plain CommonJS, without types.
-const { loadCached, writeCache, writeId } = createRequire(import.meta.url)(
+const { cacheFileFor, loadCached, writeCache, writeId } = createRequire(import.meta.url)(
   '../../../scripts/code-cache.cjs',
 ) as {
+  cacheFileFor(file: string): string | undefined;
   loadCached(file: string): { codeCache: string; exports: Record<string, unknown> };
   writeCache(file: string): Record<string, unknown>;
   writeId(file: string): void;
@@ -54,6 +55,28 @@ describe('the worker code cache', () => {
       { encoding: 'utf8' },
     );
     expect(state.trim()).toBe('used function');
+  });
+
+  it('is trained on runs: the worker and the CLI caches hold more than their top levels compile', async () => {
+    // Inside dist/, where the CLI bundle's external imports (piscina) resolve.
+    const dir = await mkdtemp(path.join(DIST_DIR, 'cache-test-'));
+    try {
+      for (const bundle of [
+        path.join(DIST_DIR, 'worker-bundle', 'worker.cjs'),
+        path.join(DIST_DIR, 'host', 'cli', 'cadre.cjs'),
+      ]) {
+        const trained = (await stat(cacheFileFor(bundle)!)).size;
+        // The same bundle's cache made from its top level alone, as builds used to make it.
+        const copy = path.join(dir, path.basename(bundle));
+        await copyFile(bundle, copy);
+        await copyFile(`${bundle}.id`, `${copy}.id`);
+        writeCache(copy);
+        const topLevel = (await stat(cacheFileFor(copy)!)).size;
+        expect(trained).toBeGreaterThan(topLevel * 1.2);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('is never taken for other code: a rebuild changes its name, and CADRE_CODE_CACHE=off skips it', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { CadreError } from '../../../src/shared/errors.js';
 import {
   BUILTIN_TOOLS,
@@ -7,6 +8,7 @@ import {
   runTool,
   toolDefinitionsFor,
 } from '../../../src/worker/tools/index.js';
+import { defineTool, toolText } from '../../../src/worker/tools/tool.js';
 import { FakeProject } from './fake-capabilities.js';
 
 describe('tool table', () => {
@@ -26,6 +28,24 @@ describe('tool table', () => {
     const read = defs[0]?.input_schema;
     expect(read?.required).toEqual(['file_path']);
     expect(read?.additionalProperties).toBe(false);
+  });
+
+  it('converts a tool input schema when first asked for, once', () => {
+    const tool = defineTool({
+      name: 'Probe',
+      description: 'probe',
+      input: z.strictObject({ a: z.string() }),
+      descriptions: { a: 'the a' },
+      run: () => Promise.resolve(toolText('')),
+    });
+    // An accessor, not a value converted when the module loaded.
+    expect(Object.getOwnPropertyDescriptor(tool, 'inputSchema')?.get).toBeTypeOf('function');
+    expect(tool.inputSchema).toBe(tool.inputSchema);
+    expect(tool.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'string', description: 'the a' } },
+      required: ['a'],
+    });
   });
 
   it('dispatches by name and names the bad field of invalid input', async () => {

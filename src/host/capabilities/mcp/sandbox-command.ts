@@ -3,7 +3,9 @@
 // the server, private /tmp), except that the network is kept (most servers call an API), the
 // project is mounted read-only, and the server's own state directory is its writable HOME.
 // `sandbox.mode` applies as for commands: `required` refuses to start a server without it.
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
 import { commandEnv } from '../exec.js';
 import { bwrapArgs, probeSandbox, type SandboxStatus } from '../sandbox.js';
@@ -74,6 +76,7 @@ export async function sandboxedServerCommand(
     '--ro-bind',
     options.projectDir,
     options.projectDir,
+    ...programDirsUnderTmp(target).flatMap((dir) => ['--ro-bind', dir, dir]),
     ...target.sandbox.writable.flatMap((dir) => ['--bind', dir, dir]),
     ...(target.sandbox.network ? ['--share-net'] : []),
     '--',
@@ -81,4 +84,22 @@ export async function sandboxedServerCommand(
     ...target.args,
   ];
   return { file: status.bwrapPath, args, cwd: target.cwd, env, sandbox: 'bwrap' };
+}
+
+/**
+ * The server's own program, when the configuration names it under /tmp (a checkout or a download
+ * there): the private /tmp would hide it, so the top directory under /tmp that holds it is mounted
+ * read-only. Only absolute paths the configuration wrote that exist count; the rest of /tmp stays
+ * hidden.
+ */
+function programDirsUnderTmp(target: StdioTarget): string[] {
+  const dirs = new Set<string>();
+  for (const arg of [target.command, ...target.args]) {
+    if (!arg.startsWith('/tmp/') || arg.includes('\0')) continue;
+    const top = path.normalize(arg).split('/')[2];
+    if (top === undefined || top === '' || top === '..') continue;
+    const dir = path.join('/tmp', top);
+    if (existsSync(arg)) dirs.add(dir);
+  }
+  return [...dirs];
 }

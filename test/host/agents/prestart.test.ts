@@ -1,0 +1,80 @@
+// Threads started ahead for subagents, through the runtime and the real SDK: while a lead that holds
+// Task waits for its model, the pool starts and parks threads for its children (as many as
+// `prestartThreads` allows), and the children run on them; with `prestartThreads: 0`, none are.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../../src/host/runtime.js';
+import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
+import { startHarness, type Harness } from './harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/**
+ * A lead whose first reply, held until `parked` threads are parked (or 300 ms when none should
+ * be), starts `tasks` subagents.
+ */
+async function fanOut(config: Record<string, number>, parked: number, tasks = 4) {
+  const stats = () => harness?.runtime.stats();
+  let atReply: ReturnType<Runtime['stats']> | undefined;
+  harness = await startHarness(
+    {
+      lead: async ({ turn }) => {
+        if (turn > 0) return textReply('lead done');
+        // The model "thinks" until the threads wanted are loaded.
+        if (parked > 0) await until(() => stats()?.parked === parked);
+        // A while longer: nothing more is started.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        atReply = stats();
+        return toolUseReply(
+          Array.from({ length: tasks }, (_, i) => ({
+            name: 'Task',
+            input: { description: `part ${i}`, prompt: `part ${i}`, subagent_type: 'sub' },
+          })),
+        );
+      },
+      sub: () => textReply('sub done'),
+    },
+    { lead: { tools: ['Task'] }, sub: { tools: ['Read'] } },
+    { files: { '.cadre/config.json': JSON.stringify(config) } },
+  );
+  const out = await harness.runtime.run({ subagent_type: 'lead', prompt: 'go' });
+  return { out, atReply, after: harness.runtime.stats() };
+}
+
+describe('threads started ahead for subagents', () => {
+  it('are started and parked while the lead waits for its model, and its subagents run on them', async () => {
+    const { out, atReply, after } = await fanOut({ prestartThreads: 4 }, 4);
+    expect(out.status).toBe('completed');
+    expect(out.toolCalls).toBe(4);
+    // The lead's thread and four parked ones when the reply came.
+    expect(atReply).toMatchObject({ threads: 5, parked: 4 });
+    // The four subagents took them: no thread was started after the reply.
+    expect(after).toMatchObject({ threads: 5, parked: 0, runs: 0 });
+  });
+
+  it('are not started with prestartThreads: 0', async () => {
+    const { out, atReply, after } = await fanOut({ prestartThreads: 0 }, 0);
+    expect(out.status).toBe('completed');
+    expect(atReply).toMatchObject({ threads: 1, parked: 0 });
+    expect(after).toMatchObject({ threads: 5, parked: 0 });
+  });
+
+  it('are never more than the subagents the tree may still start, nor the free slots', async () => {
+    const capped = await fanOut({ prestartThreads: 8, maxSubagents: 2 }, 2, 2);
+    expect(capped.out.status).toBe('completed');
+    expect(capped.atReply).toMatchObject({ threads: 3, parked: 2 });
+    await harness?.close();
+    // Three slots: the lead's own and two free.
+    const slots = await fanOut({ prestartThreads: 8, concurrency: 3 }, 3, 3);
+    expect(slots.out.status).toBe('completed');
+    expect(slots.atReply).toMatchObject({ threads: 4, parked: 3 });
+  });
+});
