@@ -12,7 +12,13 @@ import { ConfigFile, keysAt } from './config/schema.js';
 import { issueMessage } from './config/zod-messages.js';
 import { sortByLine } from './registry/format-issue.js';
 
-export { type CadreConfig, type SandboxSettings, CONFIG_DEFAULTS, defaultConfig, mergeConfig } from './config/merge.js';
+export {
+  type CadreConfig,
+  type SandboxSettings,
+  CONFIG_DEFAULTS,
+  defaultConfig,
+  mergeConfig,
+} from './config/merge.js';
 export {
   ConfigFile,
   PermissionsConfig,
@@ -64,7 +70,11 @@ export async function loadConfig(options: { cwd: string; home: string }): Promis
   return {
     project: project.config,
     user: user.config,
-    merged: mergeConfig(user.config, project.config, options),
+    // Run from the home directory, the one file is the user's own: it merges as the user file, so
+    // what only the user's config may do (turn the sandbox off, name bwrap) still works there.
+    merged: same
+      ? mergeConfig(project.config, {}, options)
+      : mergeConfig(user.config, project.config, options),
     errors: [...project.errors, ...user.errors],
     paths,
   };

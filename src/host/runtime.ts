@@ -18,6 +18,7 @@ import { RuntimeCore } from './agents/runtime-core.js';
 import { AgentTree } from './agents/tree.js';
 import { ApprovalBroker, nonInteractiveResolver, type ApprovalResolver } from './approvals/index.js';
 import { createAuditLog } from './capabilities/audit.js';
+import { SandboxGate, type WarningSink } from './capabilities/sandbox/gate.js';
 import { loadConfig, type CadreConfig } from './config.js';
 import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
 import { Scheduler } from './pool/scheduler.js';
@@ -53,6 +54,11 @@ export interface RuntimeOptions {
   threadIdleTimeoutMs?: number;
   /** Kernel tests only: honour `fault:<kind>` prompts. */
   allowFaultInjection?: boolean;
+  /**
+   * Where warnings for the user go (the sandbox being off, ignored project settings, a command not
+   * run for want of a sandbox). Default: stderr, as `cadre: warning: ...`.
+   */
+  onWarning?: WarningSink;
 }
 
 /** One running task: its events, its result, and a way to stop it. */
@@ -149,6 +155,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw error;
   }
   const transcriptsDir = config.transcriptsDir ?? path.join(cwd, '.cadre', 'transcripts');
+  const sandbox = new SandboxGate(
+    config.sandbox,
+    options.onWarning ?? ((message) => void process.stderr.write(`cadre: warning: ${message}\n`)),
+  );
+  sandbox.announce();
   const core = new RuntimeCore(
     cwd,
     home,
@@ -168,6 +179,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     cassette,
     faultFromPrompt,
+    sandbox,
   );
   let treeSeq = 0;
 

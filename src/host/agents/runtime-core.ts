@@ -13,6 +13,7 @@ import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
 import { effectHandlers } from '../capabilities/fs-handlers.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
+import type { SandboxGate } from '../capabilities/sandbox/gate.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
@@ -53,6 +54,7 @@ export class RuntimeCore {
     readonly options: CoreOptions,
     readonly cassette: string | undefined,
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
+    readonly sandbox: SandboxGate,
   ) {
     this.byName = new Map(registry.agents.map((a) => [a.name, a]));
   }
@@ -148,7 +150,7 @@ export class RuntimeCore {
         homeDir: this.home,
         mode: node.grant.mode,
         rules: this.rules,
-        sandbox: this.config.sandbox.mode,
+        sandbox: this.sandbox,
         approvals: this.approvals,
         audit: this.audit,
         signal: ctx.signal,

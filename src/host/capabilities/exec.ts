@@ -1,9 +1,10 @@
-// Runs one shell command for the Bash tool: `bash -c` in the project, under bubblewrap when it
-// works here, with a timeout, an output cap, and a kill that reaches every process it started.
+// Runs one shell command for the Bash tool: `bash -c` in the project, inside the sandbox (see
+// ./sandbox/), with a timeout, an output cap, and a kill that reaches every process it started.
+// No sandbox, no command: only `sandbox: "off"` runs a command without one.
 //
 // Environment: commands get a minimal one (PATH, HOME, LANG, TERM=dumb, plus what the caller
 // passes in `env`), never the host's: API keys and tokens in the host's environment (such as
-// ANTHROPIC_API_KEY) must not reach a command a model wrote. HOME is the sandbox's private /tmp,
+// ANTHROPIC_API_KEY) must not reach a command a model wrote. HOME is the sandbox's private home,
 // or a fresh temp directory (removed afterwards) when unsandboxed.
 import { spawn } from 'node:child_process';
 import { mkdtemp, realpath, rm, stat } from 'node:fs/promises';
@@ -11,7 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ExecRunResult } from '../../shared/capabilities.js';
 import { CadreError } from '../../shared/errors.js';
-import { bwrapArgs, existingDirs, probeSandbox, type SandboxStatus } from './sandbox.js';
+import {
+  prepareSandboxed,
+  probeSandbox,
+  requiredShortfall,
+  unavailableMessage,
+  type SandboxRequest,
+  type SandboxStatus,
+} from './sandbox.js';
 
 /** Default and maximum command timeouts (the Bash tool's). */
 export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
@@ -20,6 +28,9 @@ export const MAX_EXEC_TIMEOUT_MS = 600_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** Grace between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
+
+/** What the sandbox is built from besides the command and its directories (all optional). */
+export type SandboxInputs = Partial<Omit<SandboxRequest, 'projectDir' | 'cwd' | 'pathVar'>>;
 
 /** Options of `runCommand`. */
 export interface RunCommandOptions {
@@ -32,20 +43,23 @@ export interface RunCommandOptions {
   timeoutMs?: number;
   /** Cap per stream (default 1 MiB). */
   maxOutputBytes?: number;
-  /** `auto`: sandbox when available; `required`: refuse without one; `off`: never (the caller warns). */
+  /**
+   * `auto`: the best sandbox here, and no command without one; `required`: also refuse unless every
+   * limit is enforced (the process cap); `off`: never sandboxed (the caller warns).
+   */
   sandbox: 'auto' | 'required' | 'off';
   /** Extra variables on top of the minimal environment. */
   env?: Record<string, string>;
   /** Aborting kills the command's process group and rejects with `cancelled`. */
   signal?: AbortSignal;
-  /** A probe result to use instead of probing (the runtime probes once at start). */
+  /** A probe result to use instead of probing (the runtime probes once per process). */
   sandboxStatus?: SandboxStatus;
-  /** More directories the sandbox leaves writable. */
-  extraWritable?: readonly string[];
+  /** `sandbox.bwrapPath` from the user's config, for the probe. */
+  bwrapPath?: string;
+  /** What the command may see: home, readable directories, hidden and protected paths, rules. */
+  sandboxInputs?: SandboxInputs;
   /** Grace between SIGTERM and SIGKILL (default 2,000 ms). */
   killGraceMs?: number;
-  /** Directories the sandbox replaces with an empty tmpfs (e.g. ~/.ssh); missing ones are ignored. */
-  hidden?: readonly string[];
 }
 
 /** Keeps the first and last halves of a stream past its cap, counting what was dropped. */
@@ -146,55 +160,83 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+/** The sandbox status a command must run under; throws `sandbox_unavailable` when there is none. */
+async function sandboxFor(options: RunCommandOptions): Promise<SandboxStatus> {
+  const status =
+    options.sandboxStatus ??
+    (await probeSandbox(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}));
+  if (!status.available)
+    throw new CadreError('sandbox_unavailable', unavailableMessage(status), { detail: status.detail });
+  const shortfall = options.sandbox === 'required' ? requiredShortfall(status) : undefined;
+  if (shortfall !== undefined)
+    throw new CadreError(
+      'sandbox_unavailable',
+      `"sandbox": "required" runs commands only with every limit enforced, and here ${shortfall}; use "auto" to run them anyway`,
+      { detail: shortfall },
+    );
+  return status;
+}
+
 /**
  * Runs `bash -c command`. Resolves with exit code or signal, both outputs (capped), and which
  * sandbox was in force; a timeout is a result (`timedOut: true`), not an error. Rejects with
- * `sandbox_unavailable` (`required` without a working sandbox), `cancelled` (aborted; the process
- * group is dead by then), `not_found` (no such cwd) or `io_error` (spawn failed).
+ * `sandbox_unavailable` (no working sandbox and the mode is not `off`), `cancelled` (aborted; the
+ * process group is dead by then), `not_found` (no such cwd) or `io_error` (spawn failed).
  */
 export async function runCommand(options: RunCommandOptions): Promise<ExecRunResult> {
   const { signal } = options;
   if (signal?.aborted) throw new CadreError('cancelled', 'the command was cancelled before it started');
   const cwd = await realDir(options.cwd);
   const projectDir = options.projectDir === undefined ? cwd : await realDir(options.projectDir);
-  let status: SandboxStatus | undefined;
-  if (options.sandbox !== 'off') {
-    status = options.sandboxStatus ?? (await probeSandbox());
-    if (!status.available && options.sandbox === 'required') {
-      throw new CadreError(
-        'sandbox_unavailable',
-        `the sandbox is required but unavailable: ${status.detail}`,
-        {
-          detail: status.detail,
-        },
+  if (options.sandbox === 'off') {
+    const home = await mkdtemp(path.join(os.tmpdir(), 'cadre-home-'));
+    try {
+      return await supervise(
+        'bash',
+        ['-c', options.command],
+        cwd,
+        commandEnv(home, options.env),
+        options,
+        'none',
       );
+    } finally {
+      await rm(home, { recursive: true, force: true }).catch(() => undefined);
     }
   }
-  const sandboxed = status?.available === true && status.bwrapPath !== undefined;
-  const home = sandboxed ? '/tmp' : await mkdtemp(path.join(os.tmpdir(), 'cadre-home-'));
+  const status = await sandboxFor(options);
+  const inputs = options.sandboxInputs ?? {};
+  const env = commandEnv('/', options.env);
+  const prepared = await prepareSandboxed(
+    status,
+    {
+      projectDir,
+      cwd,
+      home: inputs.home,
+      pathVar: env.PATH ?? '',
+      extraRoots: inputs.extraRoots ?? [],
+      allowRead: inputs.allowRead ?? [],
+      denyRead: inputs.denyRead ?? [],
+      protect: inputs.protect ?? [],
+      rules: inputs.rules ?? {},
+    },
+    options.command,
+  );
+  let result: ExecRunResult;
   try {
-    const env = commandEnv(home, options.env);
-    const [file, args] = sandboxed
-      ? [
-          status?.bwrapPath as string,
-          [
-            ...bwrapArgs({
-              projectDir,
-              cwd,
-              extraWritable: options.extraWritable ?? [],
-              hidden: await existingDirs(options.hidden ?? []),
-            }),
-            '--',
-            'bash',
-            '-c',
-            options.command,
-          ],
-        ]
-      : ['bash', ['-c', options.command]];
-    return await supervise(file, args, cwd, env, options, sandboxed ? 'bwrap' : 'none');
-  } finally {
-    if (!sandboxed) await rm(home, { recursive: true, force: true }).catch(() => undefined);
+    result = await supervise(
+      prepared.file,
+      prepared.args,
+      cwd,
+      { ...env, HOME: prepared.home },
+      options,
+      status.mode,
+    );
+  } catch (error) {
+    await prepared.cleanup();
+    throw error;
   }
+  const notices = await prepared.cleanup();
+  return notices.length > 0 ? { ...result, notices } : result;
 }
 
 /** Spawns in a new process group and owns its whole life: output, timeout, abort, cleanup. */

@@ -8,6 +8,7 @@ import { formatZodError } from '../../shared/zod-format.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from './audit.js';
 import { runCommand } from './exec.js';
+import type { SandboxGate } from './sandbox/gate.js';
 import { glob } from './fs/glob.js';
 import { list } from './fs/list.js';
 import { globRead } from './fs/glob-read.js';
@@ -30,7 +31,8 @@ export interface EffectContext {
   homeDir: string;
   mode: PermissionMode;
   rules: PolicyRules;
-  sandbox: 'auto' | 'required' | 'off';
+  /** The command sandbox: its settings, the probe, and what the user is told. */
+  sandbox: SandboxGate;
   approvals: ApprovalBroker;
   audit: AuditLog | undefined;
   /** Aborts when the run ends: in-flight commands are killed. */
@@ -258,19 +260,42 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       String((raw as { command?: unknown })?.command ?? '').slice(0, 200),
       async () => {
         const req = parseRequest('exec.run', raw);
+        const settings = ctx.sandbox.settings;
+        // "No prompts" never means "no sandbox": bypassPermissions runs commands only inside one.
+        if (settings.mode === 'off' && ctx.mode === 'bypassPermissions')
+          throw new CadreError(
+            'permission_denied',
+            'bypassPermissions runs commands only inside the sandbox, and "sandbox" is "off" in config; use another permission mode, or turn the sandbox back on',
+          );
         const reason = await authorize(
           ctx,
           { capability: 'exec.run', command: req.command },
           `run: ${req.command}`,
         );
-        const value = await runCommand({
-          command: req.command,
-          cwd: ctx.projectDir,
-          sandbox: ctx.sandbox,
-          signal: ctx.signal,
-          ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
-        });
-        return { value, reason };
+        try {
+          const value = await runCommand({
+            command: req.command,
+            cwd: ctx.projectDir,
+            sandbox: settings.mode,
+            signal: ctx.signal,
+            ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
+            ...(settings.mode !== 'off' ? { sandboxStatus: await ctx.sandbox.status() } : {}),
+            sandboxInputs: {
+              home: ctx.homeDir,
+              extraRoots: ctx.extraRoots,
+              allowRead: settings.allowRead,
+              denyRead: settings.denyRead,
+              protect: settings.protect,
+              rules: ctx.rules,
+            },
+          });
+          if (value.notices !== undefined) ctx.sandbox.notices(ctx.agentId, value.notices);
+          return { value, reason };
+        } catch (error) {
+          if (error instanceof CadreError && error.code === 'sandbox_unavailable')
+            ctx.sandbox.refused(ctx.agentId, error.message);
+          throw error;
+        }
       },
     );
   return {

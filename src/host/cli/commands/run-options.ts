@@ -76,6 +76,7 @@ export async function runtimeFromFlags(command: Command, ctx: CliContext, flags:
     ...(flags.isolation === 'thread' || flags.isolation === 'process' ? { isolation: flags.isolation } : {}),
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
+    onWarning: (message) => ctx.io.stderr(`cadre: warning: ${message}\n`),
     // Only for cadre's own tests: lets a `fault:<kind>` prompt make its worker fail on purpose.
     ...(ctx.env.CADRE_FAULT_INJECTION === '1' ? { allowFaultInjection: true } : {}),
   });

@@ -1,0 +1,286 @@
+// Finds, once per process, which sandbox works here: bubblewrap (from a fixed system location, or
+// the absolute path the user's config names), else util-linux unshare, else none. "Works" means a
+// trial command ran inside the very sandbox commands get, not that a binary exists: bwrap is often
+// installed and refused (Docker's seccomp profile, Ubuntu's AppArmor rule).
+import { execFile } from 'node:child_process';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { systemBinary, trustExecutable } from './binaries.js';
+import { bwrapFeatures } from './bwrap.js';
+import { hostFacts, sandboxFix } from './diagnose.js';
+import { launchSpec } from './launch.js';
+import { planSandbox } from './plan.js';
+import { commandCgroup, pidsCgroupDir } from './process-cap.js';
+import { systemView } from './system-view.js';
+import { TreeScanner } from './tree-scan.js';
+import type { BackendAttempt, ProcessCap, SandboxBackend, SandboxStatus, UnshareTools } from './types.js';
+import { workspace } from './workspace.js';
+
+/** What to probe with. */
+export interface ProbeOptions {
+  /** `sandbox.bwrapPath` from the user's config: used instead of the system locations. */
+  bwrapPath?: string;
+  /** Probe again instead of using this process's cached result. */
+  refresh?: boolean;
+}
+
+/** Runs a program to its end, with a minimal environment; never rejects. */
+export function runQuiet(
+  file: string,
+  args: readonly string[],
+  timeoutMs = 10_000,
+): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      [...args],
+      { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin', LANG: 'C' } },
+      (error, stdout, stderr) => {
+        const output = `${stdout}${stderr}`.trim() || (error?.message ?? '');
+        resolve({ ok: error === null, output });
+      },
+    );
+  });
+}
+
+async function unshareTools(): Promise<UnshareTools | string> {
+  const names = {
+    unshare: 'unshare',
+    setpriv: 'setpriv',
+    mount: 'mount',
+    umount: 'umount',
+    pivotRoot: 'pivot_root',
+    mkdir: 'mkdir',
+    sh: 'sh',
+  } as const;
+  const found: Partial<Record<keyof UnshareTools, string>> = {};
+  for (const [key, name] of Object.entries(names) as [keyof UnshareTools, string][]) {
+    const bin = await systemBinary(name);
+    if (bin === undefined) return `${name} was not found in the system directories`;
+    found[key] = bin;
+  }
+  return found as UnshareTools;
+}
+
+/** Runs the trial command in the sandbox `status` describes; the reason when it fails. */
+async function trial(status: SandboxStatus): Promise<string | undefined> {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-probe-')));
+  const cgroup =
+    status.processCap.kind === 'cgroup' && status.processCap.cgroupDir !== undefined
+      ? await commandCgroup(status.processCap.cgroupDir).catch(() => undefined)
+      : undefined;
+  const planned = await planSandbox(
+    {
+      projectDir: base,
+      cwd: base,
+      home: undefined,
+      pathVar: '/usr/bin:/bin',
+      extraRoots: [],
+      allowRead: [],
+      denyRead: [],
+      protect: [],
+      rules: {},
+    },
+    await systemView(),
+    new TreeScanner(),
+  );
+  try {
+    const spec = await launchSpec({
+      status,
+      plan: planned.plan,
+      command: 'echo cadre-sandbox-ok',
+      ws: await workspace(),
+      ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
+    });
+    const r = await runQuiet(spec.file, spec.args);
+    await Promise.all(spec.files.map((f) => rm(f, { force: true })));
+    return r.ok && r.output.includes('cadre-sandbox-ok')
+      ? undefined
+      : r.output.split('\n').slice(-3).join(' ');
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await planned.protection.release();
+    await cgroup?.remove();
+    await rm(base, { recursive: true, force: true });
+  }
+}
+
+/** The process cap for a backend, before its trial. */
+async function processCapFor(
+  backend: SandboxBackend,
+  uid: number,
+  prlimit: string | undefined,
+): Promise<ProcessCap> {
+  if (uid !== 0)
+    return prlimit !== undefined
+      ? {
+          kind: 'rlimit',
+          detail: "RLIMIT_NPROC inside the sandbox's user namespace (counts only its processes)",
+        }
+      : { kind: 'none', detail: 'prlimit was not found in the system directories' };
+  const dir = await cgroupDir();
+  if (dir !== undefined)
+    return { kind: 'cgroup', detail: `a pids cgroup per command under ${dir}`, cgroupDir: dir };
+  if (backend === 'unshare') return { kind: 'pid-max', detail: "the PID namespace's pid_max (Linux 6.14+)" };
+  return {
+    kind: 'none',
+    detail: 'running as root, RLIMIT_NPROC does not apply, and no pids cgroup can be made here',
+  };
+}
+
+let cgroupDirPromise: Promise<string | undefined> | undefined;
+function cgroupDir(): Promise<string | undefined> {
+  cgroupDirPromise ??= pidsCgroupDir();
+  return cgroupDirPromise;
+}
+
+/** Probes without the cache. */
+async function probe(options: ProbeOptions): Promise<SandboxStatus> {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  const [bash, sh, prlimit] = await Promise.all([
+    systemBinary('bash'),
+    systemBinary('sh'),
+    systemBinary('prlimit'),
+  ]);
+  const common = {
+    uid,
+    gid,
+    ...(bash ? { bash } : {}),
+    ...(sh ? { sh } : {}),
+    ...(prlimit ? { prlimit } : {}),
+  };
+  const attempts: BackendAttempt[] = [];
+  const none: SandboxStatus = {
+    available: false,
+    mode: 'none',
+    detail: '',
+    attempts,
+    processCap: { kind: 'none', detail: 'no sandbox' },
+    ...common,
+  };
+  if (bash === undefined) {
+    return {
+      ...none,
+      detail: 'bash was not found in the system directories (/usr/bin, /bin)',
+      fix: 'Install bash.',
+    };
+  }
+  const bwrap = await probeBwrap(options, common, attempts);
+  if (bwrap !== undefined) return bwrap;
+  const unshare = await probeUnshare(common, attempts);
+  if (unshare !== undefined) return unshare;
+  const why = attempts.map((a) => `${a.backend}: ${a.detail}`).join('; ');
+  return {
+    ...none,
+    detail: `no sandbox works here (${why})`,
+    fix: sandboxFix(await hostFacts(uid), attempts),
+  };
+}
+
+type Common = Pick<SandboxStatus, 'uid' | 'gid' | 'bash' | 'sh' | 'prlimit'>;
+
+async function probeBwrap(
+  options: ProbeOptions,
+  common: Common,
+  attempts: BackendAttempt[],
+): Promise<SandboxStatus | undefined> {
+  let bin: string | undefined;
+  if (options.bwrapPath !== undefined) {
+    const verdict = await trustExecutable(options.bwrapPath);
+    if (!verdict.ok) {
+      attempts.push({
+        backend: 'bwrap',
+        ok: false,
+        binary: options.bwrapPath,
+        detail: `sandbox.bwrapPath in ~/.cadre/config.json: ${verdict.reason}`,
+      });
+      return undefined;
+    }
+    bin = options.bwrapPath;
+  } else bin = await systemBinary('bwrap');
+  if (bin === undefined) {
+    attempts.push({ backend: 'bwrap', ok: false, detail: 'bubblewrap (bwrap) is not installed' });
+    return undefined;
+  }
+  const [version, help] = await Promise.all([runQuiet(bin, ['--version']), runQuiet(bin, ['--help'])]);
+  if (!version.ok) {
+    attempts.push({
+      backend: 'bwrap',
+      ok: false,
+      binary: bin,
+      detail: `${bin} --version failed: ${version.output}`,
+    });
+    return undefined;
+  }
+  const status: SandboxStatus = {
+    available: true,
+    mode: 'bwrap',
+    detail: `${version.output} at ${bin}`,
+    attempts,
+    bwrapPath: bin,
+    bwrapFeatures: bwrapFeatures(help.output),
+    processCap: await processCapFor('bwrap', common.uid, common.prlimit),
+    ...common,
+  };
+  const failure = await trial(status);
+  attempts.push({
+    backend: 'bwrap',
+    ok: failure === undefined,
+    binary: bin,
+    detail:
+      failure === undefined
+        ? status.detail
+        : `${bin} is installed but cannot make a sandbox here: ${failure}`,
+  });
+  return failure === undefined ? status : undefined;
+}
+
+async function probeUnshare(common: Common, attempts: BackendAttempt[]): Promise<SandboxStatus | undefined> {
+  const tools = await unshareTools();
+  if (typeof tools === 'string') {
+    attempts.push({ backend: 'unshare', ok: false, detail: tools });
+    return undefined;
+  }
+  const version = await runQuiet(tools.unshare, ['--version']);
+  const status: SandboxStatus = {
+    available: true,
+    mode: 'unshare',
+    detail: `${version.output} at ${tools.unshare}`,
+    attempts,
+    unshare: tools,
+    processCap: await processCapFor('unshare', common.uid, common.prlimit),
+    ...common,
+  };
+  let failure = await trial(status);
+  if (failure !== undefined && status.processCap.kind === 'pid-max') {
+    status.processCap = {
+      kind: 'none',
+      detail:
+        'running as root, RLIMIT_NPROC does not apply, no pids cgroup can be made here, and this kernel has no per-namespace pid_max',
+    };
+    failure = await trial(status);
+  }
+  attempts.push({
+    backend: 'unshare',
+    ok: failure === undefined,
+    binary: tools.unshare,
+    detail: failure === undefined ? status.detail : `unshare cannot make a sandbox here: ${failure}`,
+  });
+  return failure === undefined ? status : undefined;
+}
+
+const cache = new Map<string, Promise<SandboxStatus>>();
+
+/** Whether and how commands can be sandboxed here: probed once per process (per bwrap path). */
+export function probeSandbox(options: ProbeOptions = {}): Promise<SandboxStatus> {
+  const key = options.bwrapPath ?? '';
+  let hit = cache.get(key);
+  if (hit === undefined || options.refresh) {
+    hit = probe(options);
+    cache.set(key, hit);
+  }
+  return hit;
+}
