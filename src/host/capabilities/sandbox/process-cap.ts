@@ -5,7 +5,7 @@
 // pids controller), and otherwise, with the unshare backend on Linux 6.14+, the PID namespace's own
 // pid_max. The probe picks one; `cadre doctor` says which.
 import { readdirSync, rmdirSync } from 'node:fs';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SANDBOX_LIMITS } from './types.js';
 
@@ -58,9 +58,29 @@ async function candidates(): Promise<string[]> {
   return out;
 }
 
+/** Removes what processes that died without cleaning up left under `base` (empty ones only). */
+async function removeStale(base: string): Promise<void> {
+  const names = await readdir(base).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = /^cadre-(\d+)$/.exec(name)?.[1];
+    if (pid === undefined || alive(Number(pid))) continue;
+    removeCgroupDirSync(path.join(base, name));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** A directory where this process can make pids cgroups, or undefined. Made once per process. */
 export async function pidsCgroupDir(): Promise<string | undefined> {
   for (const base of await candidates()) {
+    await removeStale(base);
     const dir = path.join(base, `cadre-${process.pid}`);
     try {
       await mkdir(dir);
