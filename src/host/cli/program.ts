@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAgentsCommand } from './commands/agents.js';
 import { registerBatchCommand } from './commands/batch.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import { registerExploreCommand } from './commands/explore.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerTranscripts } from './commands/transcripts.js';
@@ -20,6 +21,7 @@ export const COMMANDS: CommandRegistrar[] = [
   registerBatchCommand,
   registerAgentsCommand,
   registerTranscripts,
+  registerDoctorCommand,
 ];
 
 /** The exit status for usage errors (unknown flag, unknown command, bad flag value). */
