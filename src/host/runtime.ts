@@ -158,6 +158,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const sandbox = new SandboxGate(
     config.sandbox,
     options.onWarning ?? ((message) => void process.stderr.write(`cadre: warning: ${message}\n`)),
+    [
+      transcriptsDir,
+      path.join(cwd, '.cadre', 'audit.jsonl'),
+      ...(options.record ? [path.resolve(cwd, options.record)] : []),
+    ],
   );
   sandbox.announce();
   const core = new RuntimeCore(

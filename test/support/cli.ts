@@ -22,13 +22,25 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `cadre ...args`; `done` resolves when it exits. */
+/** A user to run the CLI as (tests run as root in CI; `setpriv` drops to this user first). */
+export interface CliUser {
+  uid: number;
+  gid: number;
+}
+
+/** Starts `cadre ...args` (as `user`, when given); `done` resolves when it exits. */
 export function startCli(
   args: string[],
   env: Record<string, string>,
   cwd: string,
+  user?: CliUser,
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const argv = [process.execPath, CLI, ...args];
+  const [file, ...rest] =
+    user === undefined
+      ? argv
+      : ['/usr/bin/setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', ...argv];
+  const child = spawn(file as string, rest, {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
   });
@@ -43,7 +55,12 @@ export function startCli(
   return { child, done };
 }
 
-/** Runs `cadre ...args` to its end. */
-export function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
-  return startCli(args, env, cwd).done;
+/** Runs `cadre ...args` to its end (as `user`, when given). */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  user?: CliUser,
+): Promise<CliResult> {
+  return startCli(args, env, cwd, user).done;
 }

@@ -284,7 +284,7 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
               home: ctx.homeDir,
               extraRoots: ctx.extraRoots,
               allowRead: settings.allowRead,
-              denyRead: settings.denyRead,
+              denyRead: [...settings.denyRead, ...ctx.sandbox.records],
               protect: settings.protect,
               rules: ctx.rules,
             },

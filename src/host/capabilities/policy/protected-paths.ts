@@ -20,6 +20,13 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.mcp.json',
   '.claude',
   '.cadre',
+  // Package-manager and editor configuration that runs code on the next `npm`/`yarn`/`pnpm` command
+  // (node-options, yarnPath, pnpmfile hooks) or when the folder is opened (devcontainer commands).
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pnpmfile.cjs',
+  '.devcontainer',
 ];
 
 /** The protected list with user additions (config `sandbox.protect`), normalised and deduplicated. */

@@ -17,9 +17,14 @@ export const SANDBOX_OFF_WARNING =
 export class SandboxGate {
   private explained = false;
 
+  /**
+   * @param records cadre's own records (transcripts, the audit log, a cassette being recorded):
+   *   hidden from commands like secrets, so no command reads another run's conversation.
+   */
   constructor(
     readonly settings: SandboxSettings,
     private readonly warn: WarningSink,
+    readonly records: readonly string[] = [],
   ) {}
 
   /** Warnings due when a runtime starts: ignored project settings, and the sandbox being off. */

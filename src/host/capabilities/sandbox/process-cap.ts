@@ -110,19 +110,10 @@ export async function commandCgroup(parent: string): Promise<{ procs: string; re
   return {
     procs: path.join(dir, 'cgroup.procs'),
     async remove() {
-      // The PID namespace's end killed everything, but its processes leave the cgroup only once
-      // reaped: a straggler is killed and waited for, briefly at first.
+      // The PID namespace's end killed everything, but a process leaves the cgroup only once it is
+      // reaped: wait for that, briefly at first. Never kill by the PIDs cgroup.procs lists: by the
+      // time the signal is sent, a PID may belong to someone else's new process.
       for (let attempt = 0; attempt < 60; attempt++) {
-        const pids = (await readFile(path.join(dir, 'cgroup.procs'), 'utf8').catch(() => ''))
-          .split('\n')
-          .filter(Boolean);
-        for (const pid of pids) {
-          try {
-            process.kill(Number(pid), 'SIGKILL');
-          } catch {
-            // Already gone.
-          }
-        }
         if (
           await rmdir(dir).then(
             () => true,
