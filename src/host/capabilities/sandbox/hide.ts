@@ -103,8 +103,10 @@ export async function collectHidden(
   const specs = readRules(ctx.rules);
   const visible = [...scanRoots, ...otherRoots];
   const found: HiddenEntry[] = [];
+  // The judge depends only on these: the same key, the same verdicts.
+  const key = JSON.stringify([specs, ctx.projectDir, ctx.extraRoots, ctx.homeDir ?? '', ctx.home ?? '']);
   for (const root of scanRoots) {
-    const result = await scanner.scan(root, secretJudge(root, ctx, specs));
+    const result = await scanner.scan(root, secretJudge(root, ctx, specs), undefined, `${key}\0${root}`);
     if (!result.complete)
       throw new CadreError(
         'sandbox_unavailable',
@@ -124,8 +126,11 @@ export async function collectHidden(
     const spec = `/${pattern}`;
     const targets = visibleIn(prefix, visible) ? [prefix] : visible.filter((r) => isUnder(r, prefix));
     for (const target of targets) {
-      const result = await scanner.scan(target, (abs, type) =>
-        matchPathSpec(spec, abs, ctx) ? 'hide' : type === 'dir' ? 'descend' : 'keep',
+      const result = await scanner.scan(
+        target,
+        (abs, type) => (matchPathSpec(spec, abs, ctx) ? 'hide' : type === 'dir' ? 'descend' : 'keep'),
+        undefined,
+        `${key}\0${spec}`,
       );
       found.push(...(result.complete ? result.hidden : [{ path: target, dir: true }]));
     }

@@ -95,9 +95,21 @@ export function pathEntriesInHome(pathVar: string, home: string): string[] {
   return out;
 }
 
+const credentialPaths = new Map<string, string[]>();
+
+/** The credential stores of `home`, absolute (computed once per home: scans ask per entry). */
+function credentialsOf(home: string): string[] {
+  let paths = credentialPaths.get(home);
+  if (paths === undefined) {
+    paths = HOME_CREDENTIALS.map((c) => path.join(home, c));
+    credentialPaths.set(home, paths);
+  }
+  return paths;
+}
+
 /** True when `p` is a credential store or inside one. */
 export function isCredential(p: string, home: string): boolean {
-  return HOME_CREDENTIALS.some((c) => isUnder(p, path.join(home, c)));
+  return isUnder(p, home) && p !== home && credentialsOf(home).some((c) => isUnder(p, c));
 }
 
 /**

@@ -2,7 +2,7 @@
 // readable directories): secrets, sockets, paths named by deny rules. Listings are cached per
 // directory and reused while the directory's change time (ctime, which no process can set back) is
 // unchanged, so a command in a project already scanned costs one stat per directory.
-import type { Dirent } from 'node:fs';
+import { statSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -30,9 +30,17 @@ export interface ScanResult {
   complete: boolean;
 }
 
+/** What one judge made of one listing: reused while the listing is. */
+interface Verdicts {
+  hidden: HiddenEntry[];
+  descend: string[];
+}
+
 interface Listing {
   ctime: bigint;
   entries: readonly (readonly [string, EntryType])[];
+  /** Verdicts per judge key (see `scan`). */
+  verdicts?: Map<string, Verdicts>;
 }
 
 function typeOf(d: Dirent): EntryType {
@@ -45,12 +53,25 @@ function typeOf(d: Dirent): EntryType {
 
 /** Default cap on entries per scan: past it the scan is incomplete, and callers fail closed. */
 export const SCAN_ENTRY_CAP = 300_000;
-/** Directories listed or checked at once. */
+/** Directories listed at once. */
 const PARALLEL = 32;
+/** Cached directories checked between two yields to the event loop. */
+const SYNC_CHUNK = 2000;
 
 /** Directory listings cached by change time; one per process is enough. */
 export class TreeScanner {
   private readonly listings = new Map<string, Listing>();
+
+  /**
+   * A cached listing still valid, checked with a synchronous stat: a few microseconds each, where
+   * the promise form costs ten times that, and a scan checks every directory of the tree.
+   */
+  private fresh(dir: string): Listing | undefined {
+    const cached = this.listings.get(dir);
+    if (cached === undefined) return undefined;
+    const st = statSync(dir, { bigint: true, throwIfNoEntry: false });
+    return st?.isDirectory() && st.ctimeNs === cached.ctime ? cached : undefined;
+  }
 
   /** The entries of `dir`, from the cache when its ctime is unchanged; `gone` or `unreadable` otherwise. */
   private async list(dir: string): Promise<Listing | 'gone' | 'unreadable'> {
@@ -59,8 +80,6 @@ export class TreeScanner {
       this.listings.delete(dir);
       return 'gone';
     }
-    const cached = this.listings.get(dir);
-    if (cached !== undefined && cached.ctime === st.ctimeNs) return cached;
     const dirents = await readdir(dir, { withFileTypes: true }).catch(() => undefined);
     if (dirents === undefined) return 'unreadable';
     const listing: Listing = { ctime: st.ctimeNs, entries: dirents.map((d) => [d.name, typeOf(d)] as const) };
@@ -71,35 +90,59 @@ export class TreeScanner {
     return listing;
   }
 
+  /** The verdicts of `judge` on one listing (cached on it under `key`, when given). */
+  private verdicts(dir: string, listing: Listing, judge: ScanJudge, key: string | undefined): Verdicts {
+    const cached = key === undefined ? undefined : listing.verdicts?.get(key);
+    if (cached !== undefined) return cached;
+    const out: Verdicts = { hidden: [], descend: [] };
+    for (const [name, type] of listing.entries) {
+      const abs = path.join(dir, name);
+      const verdict = judge(abs, type);
+      if (verdict === 'hide') out.hidden.push({ path: abs, dir: type === 'dir' });
+      else if (verdict === 'descend' && type === 'dir') out.descend.push(abs);
+    }
+    if (key !== undefined) (listing.verdicts ??= new Map()).set(key, out);
+    return out;
+  }
+
   /**
    * Walks `root` (itself never hidden) breadth-first, asking `judge` about every entry. A directory
    * that exists but cannot be listed is reported hidden: what cannot be checked is not shown. One
-   * that vanished during the walk is skipped.
+   * that vanished during the walk is skipped. `key` names the judge (the same key must mean the
+   * same verdicts): unchanged directories then reuse the verdicts of the last scan.
    */
-  async scan(root: string, judge: ScanJudge, cap = SCAN_ENTRY_CAP): Promise<ScanResult> {
+  async scan(root: string, judge: ScanJudge, cap = SCAN_ENTRY_CAP, key?: string): Promise<ScanResult> {
     const hidden: HiddenEntry[] = [];
     let entries = 0;
+    let checked = 0;
     let queue = [root];
+    const take = (dir: string, listing: Listing | 'gone' | 'unreadable', next: string[]): boolean => {
+      if (listing === 'gone') return true;
+      if (listing === 'unreadable') {
+        if (dir !== root) hidden.push({ path: dir, dir: true });
+        return true;
+      }
+      entries += listing.entries.length;
+      if (entries > cap) return false;
+      const v = this.verdicts(dir, listing, judge, key);
+      hidden.push(...v.hidden);
+      next.push(...v.descend);
+      return true;
+    };
     while (queue.length > 0) {
       const next: string[] = [];
-      for (let i = 0; i < queue.length; i += PARALLEL) {
-        const batch = queue.slice(i, i + PARALLEL);
+      const stale: string[] = [];
+      for (const dir of queue) {
+        const fresh = this.fresh(dir);
+        if (fresh === undefined) stale.push(dir);
+        else if (!take(dir, fresh, next)) return { hidden, entries, complete: false };
+        if (++checked % SYNC_CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      for (let i = 0; i < stale.length; i += PARALLEL) {
+        const batch = stale.slice(i, i + PARALLEL);
         const listings = await Promise.all(batch.map((dir) => this.list(dir)));
-        for (const [j, listing] of listings.entries()) {
-          const dir = batch[j] as string;
-          if (listing === 'gone') continue;
-          if (listing === 'unreadable') {
-            if (dir !== root) hidden.push({ path: dir, dir: true });
-            continue;
-          }
-          for (const [name, type] of listing.entries) {
-            if (++entries > cap) return { hidden, entries, complete: false };
-            const abs = path.join(dir, name);
-            const verdict = judge(abs, type);
-            if (verdict === 'hide') hidden.push({ path: abs, dir: type === 'dir' });
-            else if (verdict === 'descend' && type === 'dir') next.push(abs);
-          }
-        }
+        for (const [j, listing] of listings.entries())
+          if (!take(batch[j] as string, listing, next)) return { hidden, entries, complete: false };
       }
       queue = next;
     }

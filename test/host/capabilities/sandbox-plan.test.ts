@@ -1,0 +1,131 @@
+// The pure and near-pure parts of a sandbox: the mount plan's order, the scan's cache (a new secret
+// in a directory already scanned is found on the next command), its cap (a tree too big to check
+// fails closed), and the trust rules of home entries.
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { collectHidden } from '../../../src/host/capabilities/sandbox/hide.js';
+import { homeEntries, isCredential, pathEntriesInHome } from '../../../src/host/capabilities/sandbox/home.js';
+import { planSandbox } from '../../../src/host/capabilities/sandbox/plan.js';
+import { buildSystemView } from '../../../src/host/capabilities/sandbox/system-view.js';
+import { TreeScanner } from '../../../src/host/capabilities/sandbox/tree-scan.js';
+
+let base: string;
+let project: string;
+let home: string;
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-plan-')));
+  project = path.join(base, 'project');
+  home = path.join(base, 'home');
+  await mkdir(path.join(project, 'src'), { recursive: true });
+  await mkdir(home);
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const ctx = () => ({ projectDir: project, extraRoots: [], homeDir: home, home, rules: {}, denyRead: [] });
+
+describe('the secret scan', () => {
+  it('finds a secret that appears in a directory it has already listed', async () => {
+    const scanner = new TreeScanner();
+    expect(await collectHidden(ctx(), scanner, [project], [])).toEqual([]);
+    await writeFile(path.join(project, 'src', '.env.local'), 'x');
+    expect(await collectHidden(ctx(), scanner, [project], [])).toEqual([
+      { path: path.join(project, 'src', '.env.local'), dir: false },
+    ]);
+  });
+
+  it('fails closed past its entry cap, and counts a symlinked secret by where it leads', async () => {
+    const scanner = new TreeScanner();
+    for (let i = 0; i < 20; i++) await writeFile(path.join(project, `f${i}`), '');
+    expect(await scanner.scan(project, () => 'keep', 10)).toMatchObject({ complete: false });
+    expect(await scanner.scan(project, () => 'keep', 100)).toMatchObject({ complete: true, entries: 21 });
+    await writeFile(path.join(project, 'src', 'real.txt'), 'secret');
+    await symlink(path.join(project, 'src', 'real.txt'), path.join(project, '.env'));
+    const hidden = await collectHidden(ctx(), scanner, [project], []);
+    expect(hidden).toEqual([{ path: path.join(project, 'src', 'real.txt'), dir: false }]);
+  });
+
+  it('hides a home credential store inside any visible root, by its real path', async () => {
+    await mkdir(path.join(home, '.cargo'), { recursive: true });
+    await writeFile(path.join(home, '.cargo', 'credentials.toml'), 'token');
+    await writeFile(path.join(home, '.gitconfig'), '[user]\n');
+    const hidden = await collectHidden(ctx(), new TreeScanner(), [project], [path.join(home, '.cargo')]);
+    expect(hidden).toEqual([{ path: path.join(home, '.cargo', 'credentials.toml'), dir: false }]);
+    expect(isCredential(path.join(home, '.ssh', 'id_rsa'), home)).toBe(true);
+    expect(isCredential(path.join(home, '.gitconfig'), home)).toBe(false);
+  });
+});
+
+describe('home entries', () => {
+  it('binds toolchains from PATH by their root, never the whole home or ~/.local', () => {
+    const pathVar = [
+      `${home}/.nvm/versions/node/v20/bin`,
+      `${home}/bin`,
+      `${home}/.local/bin`,
+      '/usr/bin',
+      'relative/bin',
+      home,
+    ].join(':');
+    expect(pathEntriesInHome(pathVar, home)).toEqual([
+      `${home}/.nvm/versions/node/v20`,
+      `${home}/bin`,
+      `${home}/.local/bin`,
+    ]);
+  });
+
+  it('binds what exists, minus credential stores and nested duplicates', async () => {
+    for (const dir of ['.cargo/bin', '.rustup', '.ssh', 'go/bin'])
+      await mkdir(path.join(home, dir), { recursive: true });
+    await writeFile(path.join(home, '.gitconfig'), '');
+    expect(await homeEntries(home, `${home}/.cargo/bin:${home}/.ssh:${home}/go/bin`)).toEqual([
+      `${home}/.cargo`,
+      `${home}/.gitconfig`,
+      `${home}/.rustup`,
+      `${home}/go`,
+    ]);
+  });
+});
+
+describe('the mount plan', () => {
+  it('mounts the system, then private tmpfs, views by depth, the project, protection, and hides last', async () => {
+    await mkdir(path.join(home, '.cargo'), { recursive: true });
+    await writeFile(path.join(project, '.env'), 'x');
+    await mkdir(path.join(project, '.git', 'hooks'), { recursive: true });
+    const system = await buildSystemView();
+    const planned = await planSandbox(
+      {
+        projectDir: project,
+        cwd: path.join(project, 'src'),
+        home,
+        pathVar: '',
+        extraRoots: [],
+        allowRead: [],
+        denyRead: [],
+        protect: ['deploy'],
+        rules: {},
+      },
+      system,
+      new TreeScanner(),
+    );
+    try {
+      const kinds = planned.plan.mounts.map((m) => ('target' in m ? `${m.kind} ${m.target}` : m.kind));
+      const at = (entry: string) => kinds.indexOf(entry);
+      expect(at('dev')).toBeGreaterThan(at('ro-bind /usr'));
+      expect(at(`tmpfs ${home}`)).toBeGreaterThan(at('tmpfs /tmp'));
+      expect(at(`ro-bind ${home}/.cargo`)).toBeGreaterThan(at(`tmpfs ${home}`));
+      expect(at(`bind ${project}`)).toBeGreaterThan(at(`ro-bind ${home}/.cargo`));
+      // .git is pinned (rw onto itself) before its hooks are made read-only.
+      expect(at(`bind ${project}/.git`)).toBeGreaterThan(at(`bind ${project}`));
+      expect(at(`ro-bind ${project}/.git/hooks`)).toBeGreaterThan(at(`bind ${project}/.git`));
+      expect(at(`ro-bind ${project}/deploy`)).toBeGreaterThan(at(`bind ${project}`));
+      const lastMount = kinds.findLastIndex((k) => !k.startsWith('hide-'));
+      expect(at(`hide-file ${project}/.env`)).toBeGreaterThan(lastMount);
+      expect(planned.plan).toMatchObject({ cwd: path.join(project, 'src'), home });
+    } finally {
+      await planned.protection.release();
+    }
+  });
+});
