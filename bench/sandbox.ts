@@ -91,7 +91,14 @@ const unshare = await probeSandbox({ bwrapPath: '/nonexistent/cadre-bench/bwrap'
 const variants: Variant[] = [{ name: 'plain', status: undefined }];
 if (bwrap.mode === 'bwrap') variants.push({ name: 'bwrap', status: bwrap });
 if (unshare.mode === 'unshare') variants.push({ name: 'unshare', status: unshare });
-console.log(`backends: ${variants.slice(1).map((v) => v.name).join(', ') || 'none'}; ${rounds} rounds, interleaved`);
+console.log(
+  `backends: ${
+    variants
+      .slice(1)
+      .map((v) => v.name)
+      .join(', ') || 'none'
+  }; ${rounds} rounds, interleaved`,
+);
 
 const small = await smallProject();
 const results: Record<string, unknown> = { rounds, probeMs: +probeMs.toFixed(1), uid: process.getuid?.() };
@@ -100,7 +107,9 @@ try {
   results.thisRepository = await measure(process.cwd(), variants);
   results.prepareOnlyMedianMs = Object.fromEntries(
     await Promise.all(
-      variants.slice(1).map(async (v) => [v.name, await prepareOnly(process.cwd(), v.status as SandboxStatus)]),
+      variants
+        .slice(1)
+        .map(async (v) => [v.name, await prepareOnly(process.cwd(), v.status as SandboxStatus)]),
     ),
   );
 } finally {
@@ -115,5 +124,7 @@ for (const where of ['smallProject', 'thisRepository'] as const) {
         (name === 'plain' ? '' : `, overhead ${m.overheadMedianMs.toFixed(1)} ms (goal <= ${goal})`),
     );
 }
-console.log(`prepare only (median): ${JSON.stringify(results.prepareOnlyMedianMs)}; probe once: ${results.probeMs} ms`);
+console.log(
+  `prepare only (median): ${JSON.stringify(results.prepareOnlyMedianMs)}; probe once: ${results.probeMs} ms`,
+);
 console.log(`wrote ${await writeResult('sandbox', results)}`);

@@ -3,7 +3,7 @@
 // configuration found by probing, `permissions.additionalDirectories` and `sandbox.allowRead`. Only
 // the project is writable, and in it the protected paths are not; a private /tmp and home directory
 // are size-capped tmpfs. Hidden paths are mounted over last, so they are hidden wherever they are.
-import { realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { protectedPaths } from '../policy/protected-paths.js';
 import { isUnder } from '../policy/path-match.js';
@@ -55,6 +55,20 @@ async function readableRoots(paths: readonly string[], projectDir: string): Prom
   return [...new Set(out.filter((p): p is string => p !== undefined))];
 }
 
+/**
+ * A linked worktree's `.git` is a file pointing into the main repository, outside the project:
+ * its git directory and common directory are made readable (not writable), so `git status`, `log`
+ * and `diff` work in the sandbox.
+ */
+async function gitPointerDirs(projectDir: string): Promise<string[]> {
+  const text = await readFile(path.join(projectDir, '.git'), 'utf8').catch(() => undefined);
+  const target = /^gitdir: (.+)$/m.exec(text ?? '')?.[1]?.trim();
+  if (target === undefined) return [];
+  const gitdir = path.resolve(projectDir, target);
+  const common = await readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => undefined);
+  return common === undefined ? [gitdir] : [gitdir, path.resolve(gitdir, common.trim())];
+}
+
 /** The home directory inside: the host's, unless it is missing, `/`, `/tmp` or inside a system directory. */
 function insideHome(home: string | undefined, system: SystemView): string | undefined {
   if (home === undefined || !path.isAbsolute(home) || home === '/') return undefined;
@@ -74,7 +88,10 @@ export async function planSandbox(
   scanner: TreeScanner,
 ): Promise<PlannedSandbox> {
   const home = insideHome(req.home, system);
-  const readable = await readableRoots([...req.extraRoots, ...req.allowRead], req.projectDir);
+  const readable = await readableRoots(
+    [...req.extraRoots, ...req.allowRead, ...(await gitPointerDirs(req.projectDir))],
+    req.projectDir,
+  );
   const toolchains = home === undefined ? [] : await homeEntries(home, req.pathVar);
   const base: MountOp[] = [];
   for (const root of system.roots)
