@@ -134,8 +134,9 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
   });
 
   it('keeps the protected paths read-only, existing or not, and leaves no placeholder behind', async () => {
+    const gitConfig = '[core]\n\tbare = false\n\thooksPath = .githooks\n';
     await files(project, {
-      '.git/config': '[core]\n',
+      '.git/config': gitConfig,
       '.git/hooks/pre-commit.sample': '#!/bin/sh\n',
       'README.md': 'hi\n',
     });
@@ -151,14 +152,18 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
       'mkdir -p .claude && echo {} > .claude/settings.json',
       'echo {} > .cadre/config.json',
       'rmdir .vscode; mv .vscode x; ln -s /tmp .vscode',
+      'mkdir -p .githooks && echo evil > .githooks/pre-commit',
+      'mkdir -p .git/modules/sub/hooks && echo evil > .git/modules/sub/hooks/post-checkout',
+      'echo "[core] hooksPath = /tmp" > .git/config.worktree',
       'echo ok > normal.txt',
     ];
     const r = await runIn(backend, project, attempts.map((a) => `(${a}) 2>/dev/null`).join('; '), {
       protect: ['deploy.sh'],
     });
     expect(r.exitCode).toBe(0);
-    expect(await readFile(path.join(project, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect(await readFile(path.join(project, '.git', 'config'), 'utf8')).toBe(gitConfig);
     expect((await readdir(path.join(project, '.git', 'hooks'))).sort()).toEqual(['pre-commit.sample']);
+    expect((await readdir(path.join(project, '.git'))).sort()).toEqual(['config', 'hooks']);
     expect(await readFile(path.join(project, 'normal.txt'), 'utf8')).toBe('ok\n');
     // Nothing new among the protected names, and the placeholders are gone again.
     expect((await readdir(project)).sort()).toEqual(['.git', 'README.md', 'normal.txt']);

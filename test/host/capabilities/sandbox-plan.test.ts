@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hooksPathFrom, projectHooksPath } from '../../../src/host/capabilities/sandbox/git-hooks.js';
 import { collectHidden } from '../../../src/host/capabilities/sandbox/hide.js';
 import { homeEntries, isCredential, pathEntriesInHome } from '../../../src/host/capabilities/sandbox/home.js';
 import { planSandbox } from '../../../src/host/capabilities/sandbox/plan.js';
@@ -127,5 +128,21 @@ describe('the mount plan', () => {
     } finally {
       await planned.protection.release();
     }
+  });
+});
+
+describe('core.hooksPath', () => {
+  it('is read from git config, the last value winning, and protected when it is in the project', async () => {
+    expect(hooksPathFrom('[core]\n\thooksPath = .githooks\n[user]\n\thooksPath = nope\n')).toBe('.githooks');
+    expect(hooksPathFrom('[Core]\nHooksPath = "a b"\n[core]\n  hookspath=.husky/_\n')).toBe('.husky/_');
+    expect(hooksPathFrom('[remote "core"]\n\thooksPath = x\n')).toBeUndefined();
+    await mkdir(path.join(project, '.git'), { recursive: true });
+    await writeFile(path.join(project, '.git', 'config'), '[core]\n\thooksPath = .husky/_\n');
+    expect(await projectHooksPath(project, home)).toEqual(['.husky/_']);
+    await writeFile(path.join(project, '.git', 'config'), '[core]\n\thooksPath = ../elsewhere\n');
+    expect(await projectHooksPath(project, home)).toEqual([]);
+    await writeFile(path.join(project, '.git', 'config'), '[core]\n');
+    await writeFile(path.join(home, '.gitconfig'), `[core]\n\thooksPath = ${project}/hooks\n`);
+    expect(await projectHooksPath(project, home)).toEqual(['hooks']);
   });
 });

@@ -11,6 +11,11 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.git/hooks',
   '.git/config',
   '.git/info',
+  // Submodules' and linked worktrees' own hooks and config, and per-worktree config: git runs
+  // them on the host as it runs .git/hooks.
+  '.git/modules',
+  '.git/worktrees',
+  '.git/config.worktree',
   '.gitmodules',
   '.husky',
   '.vscode',

@@ -7,6 +7,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { protectedPaths } from '../policy/protected-paths.js';
 import { isUnder } from '../policy/path-match.js';
+import { projectHooksPath } from './git-hooks.js';
 import { collectHidden, type HideContext } from './hide.js';
 import { homeEntries, isCredential } from './home.js';
 import { protectProject, type Protection } from './protect.js';
@@ -118,7 +119,8 @@ export async function planSandbox(
   for (const p of [...toolchains, ...readable.filter((r) => !credential(r))])
     views.push({ op: { kind: 'ro-bind', source: p, target: p }, at: p, order: 1 });
   views.sort((a, b) => depth(a.at) - depth(b.at) || a.order - b.order || a.at.localeCompare(b.at));
-  const protection = await protectProject(req.projectDir, protectedPaths(req.protect));
+  const hooks = await projectHooksPath(req.projectDir, req.home);
+  const protection = await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks]));
   try {
     const visibleRoots = [...system.roots.filter((r) => r.kind === 'dir').map((r) => r.path), ...toolchains];
     const hidden = await collectHidden(
