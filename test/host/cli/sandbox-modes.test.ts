@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, runCli } from '../../support/cli.js';
+import { CLI, runCli, startCli } from '../../support/cli.js';
 import {
   startFakeAnthropic,
   textReply,
@@ -16,7 +16,7 @@ import {
   type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
 import { tempProject } from '../../support/project.js';
-import { NO_BWRAP, sandboxBackends } from '../capabilities/sandbox-fixture.js';
+import { NO_BWRAP, sandboxBackends, survivors } from '../capabilities/sandbox-fixture.js';
 
 const { available } = await sandboxBackends();
 const asRoot = process.getuid?.() === 0;
@@ -154,6 +154,26 @@ describe.skipIf(available.length === 0)('modes', () => {
       /warning: sandbox\.bwrapPath in the \.cadre\/config\.json of the project is ignored/,
     );
     expect(results()[0]).toMatch(/CapBnd:\\t0+\\n[\s\S]*\[sandbox: (bubblewrap|unshare) —/);
+  }, 60_000);
+
+  it('a CLI killed outright (SIGKILL) mid-command leaves no process behind, under each backend', async () => {
+    for (const backend of available) {
+      await config(world.home, backend.name === 'unshare' ? { sandbox: { bwrapPath: NO_BWRAP } } : {});
+      const marker = `killed-cli-${backend.name}-${process.pid}-${Date.now()}`;
+      script([`bash -c 'sleep 3600; :' ${marker} & setsid bash -c 'sleep 3600; :' ${marker}`]);
+      const { child, done } = startCli(
+        ['run', 'general-purpose', 'go', '--permission-mode', 'bypassPermissions', '--cwd', world.dir],
+        { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, HOME: world.home },
+        world.dir,
+      );
+      for (let i = 0; i < 200 && (await survivors(marker)).length < 2; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await survivors(marker)).length).toBeGreaterThanOrEqual(2);
+      child.kill('SIGKILL');
+      await done;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await survivors(marker), backend.name).toEqual([]);
+    }
   }, 60_000);
 
   it('cadre doctor reports the backend in force and passes its self-test, under each backend', async () => {

@@ -136,7 +136,10 @@ export async function planSandbox(
       [req.projectDir, ...readable],
       visibleRoots,
     );
-    const hides: MountOp[] = [...system.hidden, ...hidden]
+    // The system's own rule (hide what others may not read) is not the project's: a project kept
+    // under /opt is judged as a project.
+    const systemHidden = system.hidden.filter((h) => !isUnder(h.path, req.projectDir));
+    const hides: MountOp[] = [...systemHidden, ...hidden]
       .sort((a, b) => depth(a.path) - depth(b.path))
       .map((e) => ({ kind: e.dir ? 'hide-dir' : 'hide-file', target: e.path }));
     // An allowRead naming a credential store itself is the user's explicit choice: bound after the hides.

@@ -149,7 +149,13 @@ export async function unshareInvocation(
     'cadre-sandbox',
   ];
   const drop = [tools.setpriv, '--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', '--'];
-  return { file: tools.unshare, args: [...args, ...drop, ...options.command], files };
+  // unshare has no --die-with-parent: setpriv gives it a parent-death signal, so a cadre killed
+  // outright (SIGKILL) still takes the namespace down (--kill-child passes the signal on).
+  return {
+    file: tools.setpriv,
+    args: ['--pdeathsig', 'KILL', tools.unshare, ...args, ...drop, ...options.command],
+    files,
+  };
 }
 
 async function isDirectory(p: string): Promise<boolean> {
