@@ -166,11 +166,14 @@ describe.skipIf(available.length === 0)('modes', () => {
         { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, HOME: world.home },
         world.dir,
       );
-      for (let i = 0; i < 200 && (await survivors(marker)).length < 2; i++)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      expect((await survivors(marker)).length).toBeGreaterThanOrEqual(2);
-      child.kill('SIGKILL');
-      await done;
+      try {
+        for (let i = 0; i < 200 && (await survivors(marker)).length < 2; i++)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        expect((await survivors(marker)).length).toBeGreaterThanOrEqual(2);
+      } finally {
+        child.kill('SIGKILL');
+        await done;
+      }
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await survivors(marker), backend.name).toEqual([]);
     }
