@@ -2,6 +2,7 @@
 // backend: secrets read as empty unless a Read allow rule names them, Read deny rules and
 // sandbox.denyRead bind commands, credential stores stay hidden even inside an allowed directory,
 // sockets cannot be reached, and the protected paths stay read-only, existing or not.
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -24,6 +25,18 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
+
+/** Retries `check` for up to 3 s. */
+async function eventually(check: () => Promise<void>): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      return await check();
+    } catch (error) {
+      if (i >= 60) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
 
 async function files(root: string, entries: Record<string, string>): Promise<void> {
   for (const [rel, content] of Object.entries(entries)) {
@@ -163,12 +176,34 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
     expect(r.exitCode).toBe(0);
     expect(await readFile(path.join(project, '.git', 'config'), 'utf8')).toBe(gitConfig);
     expect((await readdir(path.join(project, '.git', 'hooks'))).sort()).toEqual(['pre-commit.sample']);
-    expect((await readdir(path.join(project, '.git'))).sort()).toEqual(['config', 'hooks']);
+    await eventually(async () =>
+      expect((await readdir(path.join(project, '.git'))).sort()).toEqual(['config', 'hooks']),
+    );
     expect(await readFile(path.join(project, 'normal.txt'), 'utf8')).toBe('ok\n');
-    // Nothing new among the protected names, and the placeholders are gone again.
-    expect((await readdir(project)).sort()).toEqual(['.git', 'README.md', 'normal.txt']);
+    // Nothing new among the protected names, and the placeholders are gone again (soon after:
+    // their removal does not hold up the result).
+    await eventually(async () =>
+      expect((await readdir(project)).sort()).toEqual(['.git', 'README.md', 'normal.txt']),
+    );
     const created = await runIn(backend, project, 'echo evil > deploy.sh; ls -a', { protect: ['deploy.sh'] });
     expect(created.stdout).toContain('deploy.sh');
-    await expect(stat(path.join(project, 'deploy.sh'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await eventually(() =>
+      expect(stat(path.join(project, 'deploy.sh'))).rejects.toMatchObject({ code: 'ENOENT' }),
+    );
+  });
+
+  it('holds a missing protected path against concurrent commands, which share its placeholder', async () => {
+    const attempt = (delay: number) =>
+      runIn(
+        backend,
+        project,
+        `sleep 0.${delay}; mkdir -p .vscode 2>/dev/null; echo '{}' > .vscode/tasks.json 2>/dev/null; echo tried`,
+      );
+    const runs = await Promise.all([0, 3, 1, 4, 2, 0, 5].map(attempt));
+    expect(runs.map((r) => r.stdout)).toEqual(Array(7).fill('tried\n'));
+    // Then one after another, each reusing or remaking the placeholder as the last one is removed.
+    for (let i = 0; i < 3; i++) expect((await attempt(0)).stdout).toBe('tried\n');
+    expect(existsSync(path.join(project, '.vscode', 'tasks.json'))).toBe(false);
+    await eventually(async () => expect(existsSync(path.join(project, '.vscode'))).toBe(false));
   });
 });

@@ -22,12 +22,22 @@ interface Snapshot {
 /** The mounts that protect a project, and how to undo the placeholders afterwards. */
 export interface Protection {
   mounts: MountOp[];
-  /** Removes placeholders no other command uses, and moves aside anything that replaced a vacant path. */
+  /**
+   * Moves aside anything that replaced a vacant path (resolving to what it says about that), then
+   * removes the placeholders no other command uses, without waiting for that.
+   */
   release(): Promise<string[]>;
 }
 
-/** Placeholders this process created: path -> inode and how many running commands use it. */
-const placeholders = new Map<string, { ino: bigint; users: number }>();
+/** A placeholder this process created: its inode, the running commands using it, a pending removal. */
+interface Placeholder {
+  ino: bigint;
+  users: number;
+  removing?: Promise<void>;
+}
+
+/** Placeholders this process created, by path. */
+const placeholders = new Map<string, Placeholder>();
 
 async function inode(p: string): Promise<{ ino: bigint; dir: boolean; empty: boolean } | undefined> {
   const st = await lstat(p, { bigint: true }).catch(() => undefined);
@@ -37,29 +47,45 @@ async function inode(p: string): Promise<{ ino: bigint; dir: boolean; empty: boo
   return { ino: st.ino, dir, empty };
 }
 
-/** Creates (or reuses) the placeholder at `p`; undefined when something else appeared there first. */
+/** Creates (or reuses) the placeholder at `p`; undefined when something else is there. */
 async function acquire(p: string): Promise<bigint | undefined> {
-  const known = placeholders.get(p);
-  const now = await inode(p);
-  if (known !== undefined && now?.ino === known.ino) {
-    known.users++;
-    return known.ino;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    // A removal under way finishes first: a placeholder being removed protects nothing.
+    const pending = placeholders.get(p)?.removing;
+    if (pending !== undefined) {
+      await pending;
+      continue;
+    }
+    const now = await inode(p);
+    const known = placeholders.get(p);
+    if (known?.removing !== undefined) continue;
+    if (known !== undefined && now?.ino === known.ino) {
+      known.users++;
+      return known.ino;
+    }
+    if (now !== undefined) return undefined;
+    await mkdir(p, { mode: 0o755 }).catch(() => undefined);
+    const made = await inode(p);
+    if (made === undefined || !made.dir || !made.empty) return undefined;
+    // Read and written with no await between: a concurrent acquire that made the same directory
+    // counts as a user of it, and the users of one removed behind this process's back carry over.
+    const current = placeholders.get(p);
+    if (current?.removing !== undefined) continue;
+    placeholders.set(p, { ino: made.ino, users: (current?.users ?? 0) + 1 });
+    return made.ino;
   }
-  if (now !== undefined) return undefined;
-  await mkdir(p, { mode: 0o755 }).catch(() => undefined);
-  const made = await inode(p);
-  if (made === undefined || !made.dir || !made.empty) return undefined;
-  // A placeholder removed behind this process's back is made again; its users carry over.
-  placeholders.set(p, { ino: made.ino, users: (known?.users ?? 0) + 1 });
-  return made.ino;
+  return undefined;
 }
 
-async function dropPlaceholder(p: string): Promise<void> {
+/** One command is done with the placeholder at `p`; the last one removes it (in the background). */
+function dropPlaceholder(p: string): void {
   const known = placeholders.get(p);
   if (known === undefined || --known.users > 0) return;
-  placeholders.delete(p);
-  const now = await inode(p);
-  if (now?.ino === known.ino && now.empty) await rmdir(p).catch(() => undefined);
+  known.removing = (async () => {
+    const now = await inode(p);
+    if (now?.ino === known.ino && now.empty) await rmdir(p).catch(() => undefined);
+    if (placeholders.get(p) === known) placeholders.delete(p);
+  })();
 }
 
 /** Where one protected path leads: the entry to mount read-only and the directories above it. */
@@ -150,7 +176,8 @@ export async function protectProject(projectDir: string, rels: readonly string[]
             ),
           );
       }
-      for (const p of acquired) await dropPlaceholder(p);
+      // Removing placeholders is bookkeeping, not the caller's wait: it runs after the result.
+      for (const p of acquired) dropPlaceholder(p);
       return notes;
     },
   };
