@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ExecRunResult } from '../../shared/capabilities.js';
 import { CadreError } from '../../shared/errors.js';
+import { OutputCap } from './output-cap.js';
 import {
   prepareSandboxed,
   probeSandbox,
@@ -28,6 +29,8 @@ export const MAX_EXEC_TIMEOUT_MS = 600_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** Grace between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
+
+export { OutputCap } from './output-cap.js';
 
 /** What the sandbox is built from besides the command and its directories (all optional). */
 export type SandboxInputs = Partial<Omit<SandboxRequest, 'projectDir' | 'cwd' | 'pathVar'>>;
@@ -60,55 +63,6 @@ export interface RunCommandOptions {
   sandboxInputs?: SandboxInputs;
   /** Grace between SIGTERM and SIGKILL (default 2,000 ms). */
   killGraceMs?: number;
-}
-
-/** Keeps the first and last halves of a stream past its cap, counting what was dropped. */
-export class OutputCap {
-  private readonly head: Buffer[] = [];
-  private readonly tail: Buffer[] = [];
-  private headBytes = 0;
-  private tailBytes = 0;
-  /** Bytes seen in total. */
-  total = 0;
-
-  constructor(private readonly max: number) {}
-
-  push(chunk: Buffer): void {
-    this.total += chunk.length;
-    const headRoom = Math.ceil(this.max / 2) - this.headBytes;
-    if (headRoom > 0) {
-      this.head.push(chunk.subarray(0, headRoom));
-      this.headBytes += Math.min(headRoom, chunk.length);
-      chunk = chunk.subarray(headRoom);
-      if (chunk.length === 0) return;
-    }
-    this.tail.push(chunk);
-    this.tailBytes += chunk.length;
-    const tailCap = this.max - Math.ceil(this.max / 2);
-    while (this.tailBytes > tailCap && this.tail.length > 0) {
-      const first = this.tail[0] as Buffer;
-      const excess = this.tailBytes - tailCap;
-      if (first.length <= excess) {
-        this.tail.shift();
-        this.tailBytes -= first.length;
-      } else {
-        this.tail[0] = first.subarray(excess);
-        this.tailBytes -= excess;
-      }
-    }
-  }
-
-  get truncated(): boolean {
-    return this.total > this.max;
-  }
-
-  toString(): string {
-    const head = Buffer.concat(this.head).toString('utf8');
-    const tail = Buffer.concat(this.tail).toString('utf8');
-    if (!this.truncated) return head + tail;
-    const omitted = this.total - this.headBytes - this.tailBytes;
-    return `${head}\n[... ${omitted} bytes of output omitted ...]\n${tail}`;
-  }
 }
 
 /** The whole environment a command sees. */

@@ -2,20 +2,12 @@
 // the absolute path the user's config names), else util-linux unshare, else none. "Works" means a
 // trial command ran inside the very sandbox commands get, not that a binary exists: bwrap is often
 // installed and refused (Docker's seccomp profile, Ubuntu's AppArmor rule).
-import { execFile } from 'node:child_process';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { systemBinary, trustExecutable } from './binaries.js';
 import { bwrapFeatures } from './bwrap.js';
 import { hostFacts, sandboxFix } from './diagnose.js';
-import { launchSpec } from './launch.js';
-import { planSandbox } from './plan.js';
-import { commandCgroup, pidsCgroupDir } from './process-cap.js';
-import { systemView } from './system-view.js';
-import { TreeScanner } from './tree-scan.js';
-import type { BackendAttempt, ProcessCap, SandboxBackend, SandboxStatus, UnshareTools } from './types.js';
-import { workspace } from './workspace.js';
+import { pidsCgroupDir } from './process-cap.js';
+import { runQuiet, trial, unshareTools } from './trial.js';
+import type { BackendAttempt, ProcessCap, SandboxBackend, SandboxStatus } from './types.js';
 
 /** What to probe with. */
 export interface ProbeOptions {
@@ -23,88 +15,6 @@ export interface ProbeOptions {
   bwrapPath?: string;
   /** Probe again instead of using this process's cached result. */
   refresh?: boolean;
-}
-
-/** Runs a program to its end, with a minimal environment; never rejects. */
-export function runQuiet(
-  file: string,
-  args: readonly string[],
-  timeoutMs = 10_000,
-): Promise<{ ok: boolean; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      [...args],
-      { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin', LANG: 'C' } },
-      (error, stdout, stderr) => {
-        const output = `${stdout}${stderr}`.trim() || (error?.message ?? '');
-        resolve({ ok: error === null, output });
-      },
-    );
-  });
-}
-
-async function unshareTools(): Promise<UnshareTools | string> {
-  const names = {
-    unshare: 'unshare',
-    setpriv: 'setpriv',
-    mount: 'mount',
-    umount: 'umount',
-    pivotRoot: 'pivot_root',
-    mkdir: 'mkdir',
-    sh: 'sh',
-  } as const;
-  const found: Partial<Record<keyof UnshareTools, string>> = {};
-  for (const [key, name] of Object.entries(names) as [keyof UnshareTools, string][]) {
-    const bin = await systemBinary(name);
-    if (bin === undefined) return `${name} was not found in the system directories`;
-    found[key] = bin;
-  }
-  return found as UnshareTools;
-}
-
-/** Runs the trial command in the sandbox `status` describes; the reason when it fails. */
-async function trial(status: SandboxStatus): Promise<string | undefined> {
-  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-probe-')));
-  const cgroup =
-    status.processCap.kind === 'cgroup' && status.processCap.cgroupDir !== undefined
-      ? await commandCgroup(status.processCap.cgroupDir).catch(() => undefined)
-      : undefined;
-  const planned = await planSandbox(
-    {
-      projectDir: base,
-      cwd: base,
-      home: undefined,
-      pathVar: '/usr/bin:/bin',
-      extraRoots: [],
-      allowRead: [],
-      denyRead: [],
-      protect: [],
-      rules: {},
-    },
-    await systemView(),
-    new TreeScanner(),
-  );
-  try {
-    const spec = await launchSpec({
-      status,
-      plan: planned.plan,
-      command: 'echo cadre-sandbox-ok',
-      ws: await workspace(),
-      ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
-    });
-    const r = await runQuiet(spec.file, spec.args);
-    await Promise.all(spec.files.map((f) => rm(f, { force: true })));
-    return r.ok && r.output.includes('cadre-sandbox-ok')
-      ? undefined
-      : r.output.split('\n').slice(-3).join(' ');
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    await planned.protection.release();
-    await cgroup?.remove();
-    await rm(base, { recursive: true, force: true });
-  }
 }
 
 /** The process cap for a backend, before its trial. */
