@@ -23,10 +23,14 @@ export function hooksPathFrom(text: string): string | undefined {
 
 /**
  * The project-relative hooks directory named by `core.hooksPath` in the project's .git/config or
- * the user's ~/.gitconfig, when it lies inside the project (outside, it is read-only anyway).
+ * the user's ~/.gitconfig or ~/.config/git/config (the first that sets it, as git's precedence
+ * goes), when it lies inside the project (outside, it is read-only anyway).
  */
 export async function projectHooksPath(projectDir: string, home: string | undefined): Promise<string[]> {
-  const files = [path.join(projectDir, '.git', 'config'), ...(home ? [path.join(home, '.gitconfig')] : [])];
+  const files = [
+    path.join(projectDir, '.git', 'config'),
+    ...(home ? [path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config')] : []),
+  ];
   for (const file of files) {
     const value = hooksPathFrom(await readFile(file, 'utf8').catch(() => ''));
     if (value === undefined || value === '') continue;
