@@ -97,9 +97,8 @@ describe('unshare invocation', () => {
         command: ['/bin/bash', '-c', 'echo hi'],
         pidMax: 1324,
       });
-      expect(inv.file).toBe('/usr/bin/setpriv');
-      expect(inv.args.slice(0, 3)).toEqual(['--pdeathsig', 'KILL', '/usr/bin/unshare']);
-      expect(inv.args.slice(3, 15)).toEqual([
+      expect(inv.file).toBe('/usr/bin/unshare');
+      expect(inv.args.slice(0, 12)).toEqual([
         '--user',
         '--map-root-user',
         '--mount',

@@ -2,12 +2,12 @@
 // (bypass included), and the user is told why and how to fix it; "off" is the one opt-out, loud on
 // every run and in every result, and never combined with bypassPermissions; a project cannot turn
 // the sandbox off or choose its program; `cadre doctor` says what is in force and tests it.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, runCli, startCli } from '../../support/cli.js';
+import { CLI, runCli, startCli, type CliUser } from '../../support/cli.js';
 import {
   startFakeAnthropic,
   textReply,
@@ -63,22 +63,26 @@ const run = (mode: string, extra: string[] = []) =>
 describe.skipIf(!asRoot)('with neither backend working', () => {
   // A bwrap that does not work, named in the user's config, and user namespaces made unusable
   // for the CLI by the system state around it (a user namespace whose limit on nested ones is 0).
-  const confined = (args: string[]) =>
+  const confined = (args: string[], user?: CliUser) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const limit = 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"';
-      const child = spawn(
+      const drop = user
+        ? ['/usr/bin/setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups']
+        : [];
+      const [file, ...rest] = [
+        ...drop,
         '/usr/bin/unshare',
-        ['--user', '--map-root-user', '/bin/sh', '-c', limit, 'sh', process.execPath, CLI, ...args],
-        {
-          cwd: world.dir,
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: world.home,
-            ANTHROPIC_API_KEY: 'k',
-            ANTHROPIC_BASE_URL: server.url,
-          },
+        ...['--user', '--map-root-user', '/bin/sh', '-c', limit, 'sh', process.execPath, CLI, ...args],
+      ];
+      const child = spawn(file as string, rest, {
+        cwd: world.dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: world.home,
+          ANTHROPIC_API_KEY: 'k',
+          ANTHROPIC_BASE_URL: server.url,
         },
-      );
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -86,39 +90,43 @@ describe.skipIf(!asRoot)('with neither backend working', () => {
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
 
-  it('runs no command in any mode, bypass included, and says why and how to fix it', async () => {
-    await config(world.home, { sandbox: { bwrapPath: '/bin/false' } });
-    script([`touch ${path.join(world.dir, 'ran-1')}`, `touch ${path.join(world.dir, 'ran-2')}`]);
-    const r = await confined([
-      'run',
-      'general-purpose',
-      'go',
-      '--permission-mode',
-      'bypassPermissions',
-      '--cwd',
-      world.dir,
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(existsSync(path.join(world.dir, 'ran-1'))).toBe(false);
-    expect(existsSync(path.join(world.dir, 'ran-2'))).toBe(false);
-    const [first, second] = results();
-    for (const result of [first, second]) {
-      expect(result).toMatch(/sandbox_unavailable: no command runs without a sandbox, and none works here/);
-      expect(result).toContain('/bin/false --version failed');
-      expect(result).toMatch(/unshare cannot make a sandbox here/);
-      expect(result).toContain('\\"sandbox\\": \\"off\\" in ~/.cadre/config.json');
-    }
-    // stderr: the whole reason once, then a line per refused command.
-    expect(r.stderr).toMatch(
-      /cadre: warning: a command of general-purpose-\w+ was not run: no command runs without a sandbox[\s\S]*user\.max_user_namespaces[\s\S]*"sandbox": "off"/,
-    );
-    expect(r.stderr).toMatch(/was not run: no sandbox works here \(see above\)/);
-    // And doctor says the same, with the fix, and fails.
-    const doctor = await confined(['doctor', '--cwd', world.dir]);
-    expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(/commands run: +not at all/);
-    expect(doctor.stdout).toMatch(/how to fix:[\s\S]*sysctl -w user\.max_user_namespaces/);
-  }, 60_000);
+  it.each([
+    ['root', undefined],
+    ['an unprivileged user (uid 65534)', { uid: 65534, gid: 65534 }],
+  ])(
+    'runs no command in any mode, bypass included, and says why and how to fix it, as %s',
+    async (_who, user) => {
+      await config(world.home, { sandbox: { bwrapPath: '/bin/false' } });
+      if (user) execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, path.dirname(world.dir)]);
+      script([`touch ${path.join(world.dir, 'ran-1')}`, `touch ${path.join(world.dir, 'ran-2')}`]);
+      const r = await confined(
+        ['run', 'general-purpose', 'go', '--permission-mode', 'bypassPermissions', '--cwd', world.dir],
+        user,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(path.join(world.dir, 'ran-1'))).toBe(false);
+      expect(existsSync(path.join(world.dir, 'ran-2'))).toBe(false);
+      const [first, second] = results();
+      for (const result of [first, second]) {
+        expect(result).toMatch(/sandbox_unavailable: no command runs without a sandbox, and none works here/);
+        // Root: /bin/false runs and fails; uid 65534 in its namespace: /bin/false is not even trusted.
+        expect(result).toMatch(/bwrap: [^;]*\/false (--version failed|can be changed by other users)/);
+        expect(result).toMatch(/unshare cannot make a sandbox here/);
+        expect(result).toContain('\\"sandbox\\": \\"off\\" in ~/.cadre/config.json');
+      }
+      // stderr: the whole reason once, then a line per refused command.
+      expect(r.stderr).toMatch(
+        /cadre: warning: a command of general-purpose-\w+ was not run: no command runs without a sandbox[\s\S]*user\.max_user_namespaces[\s\S]*"sandbox": "off"/,
+      );
+      expect(r.stderr).toMatch(/was not run: no sandbox works here \(see above\)/);
+      // And doctor says the same, with the fix, and fails.
+      const doctor = await confined(['doctor', '--cwd', world.dir], user);
+      expect(doctor.code).toBe(1);
+      expect(doctor.stdout).toMatch(/commands run: +not at all/);
+      expect(doctor.stdout).toMatch(/how to fix:[\s\S]*sysctl -w user\.max_user_namespaces/);
+    },
+    60_000,
+  );
 });
 
 describe.skipIf(available.length === 0)('modes', () => {

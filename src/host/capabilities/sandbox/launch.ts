@@ -53,10 +53,30 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
       ...(status.processCap.kind === 'pid-max' ? { pidMax: pidMaxFor() } : {}),
     });
   } else throw new Error(`no launcher for sandbox mode ${status.mode}`);
-  if (req.cgroupProcs !== undefined && status.sh !== undefined) {
-    // Joined by the process that then becomes the sandbox, before it can fork anything.
-    const join = 'echo $$ > "$0" && exec "$@"';
-    spec = { ...spec, file: status.sh, args: ['-c', join, req.cgroupProcs, spec.file, ...spec.args] };
-  }
-  return spec;
+  return guarded(spec, status, req.cgroupProcs);
+}
+
+/**
+ * The launch wrapped so that it dies with cadre, even when cadre is killed outright: setpriv sets
+ * a parent-death signal, and the shell after it checks that its parent is still this process (had
+ * cadre died before the signal was set, nothing would ever send it). The shell also joins the
+ * command's pids cgroup, when there is one, before anything can fork.
+ */
+function guarded(spec: LaunchSpec, status: SandboxStatus, cgroupProcs: string | undefined): LaunchSpec {
+  if (status.sh === undefined) return spec;
+  const join = cgroupProcs === undefined ? '' : 'echo $$ > "$1" && shift && ';
+  const script = `[ "$PPID" = "$1" ] || exit 125; shift; ${join}exec "$@"`;
+  const launcher =
+    status.setpriv === undefined ? [status.sh] : [status.setpriv, '--pdeathsig', 'KILL', status.sh];
+  const [file, ...rest] = [
+    ...launcher,
+    '-c',
+    script,
+    'cadre-launch',
+    String(process.pid),
+    ...(cgroupProcs === undefined ? [] : [cgroupProcs]),
+    spec.file,
+    ...spec.args,
+  ];
+  return { ...spec, file: file as string, args: rest };
 }

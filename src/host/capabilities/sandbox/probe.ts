@@ -2,7 +2,7 @@
 // the absolute path the user's config names), else util-linux unshare, else none. "Works" means a
 // trial command ran inside the very sandbox commands get, not that a binary exists: bwrap is often
 // installed and refused (Docker's seccomp profile, Ubuntu's AppArmor rule).
-import { systemBinary, trustExecutable } from './binaries.js';
+import { findSystemBinary, systemBinary, trustExecutable } from './binaries.js';
 import { bwrapFeatures } from './bwrap.js';
 import { hostFacts, sandboxFix } from './diagnose.js';
 import { pidsCgroupDir } from './process-cap.js';
@@ -50,17 +50,20 @@ function cgroupDir(): Promise<string | undefined> {
 async function probe(options: ProbeOptions): Promise<SandboxStatus> {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
-  const [bash, sh, prlimit] = await Promise.all([
-    systemBinary('bash'),
+  const [bashFound, sh, prlimit, setpriv] = await Promise.all([
+    findSystemBinary('bash'),
     systemBinary('sh'),
     systemBinary('prlimit'),
+    systemBinary('setpriv'),
   ]);
+  const bash = 'path' in bashFound ? bashFound.path : undefined;
   const common = {
     uid,
     gid,
     ...(bash ? { bash } : {}),
     ...(sh ? { sh } : {}),
     ...(prlimit ? { prlimit } : {}),
+    ...(setpriv ? { setpriv } : {}),
   };
   const attempts: BackendAttempt[] = [];
   const none: SandboxStatus = {
@@ -71,12 +74,8 @@ async function probe(options: ProbeOptions): Promise<SandboxStatus> {
     processCap: { kind: 'none', detail: 'no sandbox' },
     ...common,
   };
-  if (bash === undefined) {
-    return {
-      ...none,
-      detail: 'bash was not found in the system directories (/usr/bin, /bin)',
-      fix: 'Install bash.',
-    };
+  if ('reason' in bashFound) {
+    return { ...none, detail: `commands run with bash, and ${bashFound.reason}`, fix: 'Install bash.' };
   }
   const bwrap = await probeBwrap(options, common, attempts);
   if (bwrap !== undefined) return bwrap;
@@ -90,7 +89,7 @@ async function probe(options: ProbeOptions): Promise<SandboxStatus> {
   };
 }
 
-type Common = Pick<SandboxStatus, 'uid' | 'gid' | 'bash' | 'sh' | 'prlimit'>;
+type Common = Pick<SandboxStatus, 'uid' | 'gid' | 'bash' | 'sh' | 'prlimit' | 'setpriv'>;
 
 async function probeBwrap(
   options: ProbeOptions,

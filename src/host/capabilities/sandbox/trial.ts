@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { systemBinary } from './binaries.js';
+import { findSystemBinary } from './binaries.js';
 import { launchSpec } from './launch.js';
 import { planSandbox } from './plan.js';
 import { commandCgroup } from './process-cap.js';
@@ -45,9 +45,9 @@ export async function unshareTools(): Promise<UnshareTools | string> {
   } as const;
   const found: Partial<Record<keyof UnshareTools, string>> = {};
   for (const [key, name] of Object.entries(names) as [keyof UnshareTools, string][]) {
-    const bin = await systemBinary(name);
-    if (bin === undefined) return `${name} was not found in the system directories`;
-    found[key] = bin;
+    const bin = await findSystemBinary(name);
+    if ('reason' in bin) return bin.reason;
+    found[key] = bin.path;
   }
   return found as UnshareTools;
 }

@@ -70,8 +70,10 @@ export interface SandboxStatus {
   prlimit?: string;
   /** The bash that runs commands (a system one: it runs inside the sandbox). */
   bash?: string;
-  /** A system `sh`, for joining a pids cgroup before the sandbox starts. */
+  /** A system `sh`: the launcher that checks cadre is alive and joins a pids cgroup. */
   sh?: string;
+  /** A system `setpriv`: gives the launch a parent-death signal. */
+  setpriv?: string;
   processCap: ProcessCap;
   /** The user id cadre runs as. */
   uid: number;

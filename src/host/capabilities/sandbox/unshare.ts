@@ -149,13 +149,9 @@ export async function unshareInvocation(
     'cadre-sandbox',
   ];
   const drop = [tools.setpriv, '--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', '--'];
-  // unshare has no --die-with-parent: setpriv gives it a parent-death signal, so a cadre killed
-  // outright (SIGKILL) still takes the namespace down (--kill-child passes the signal on).
-  return {
-    file: tools.setpriv,
-    args: ['--pdeathsig', 'KILL', tools.unshare, ...args, ...drop, ...options.command],
-    files,
-  };
+  // A cadre killed outright takes unshare with it through the launcher's parent-death signal
+  // (launch.ts); --kill-child passes it on to the namespace.
+  return { file: tools.unshare, args: [...args, ...drop, ...options.command], files };
 }
 
 async function isDirectory(p: string): Promise<boolean> {
