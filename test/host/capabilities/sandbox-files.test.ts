@@ -207,3 +207,20 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
     await eventually(async () => expect(existsSync(path.join(project, '.vscode'))).toBe(false));
   });
 });
+
+describe.skipIf(available.length === 0)('placeholders across commands', () => {
+  it('a command starting while the last one is still removing a placeholder waits, then makes it again', async () => {
+    // Back to back, alternating backends: each command starts as soon as the last returned, when
+    // the removal of its placeholders has only just begun.
+    for (let i = 0; i < 6; i++) {
+      const backend = available[i % available.length] as (typeof available)[number];
+      const r = await runIn(
+        backend,
+        project,
+        "echo '{}' > .mcp.json 2>/dev/null; mkdir .vscode 2>/dev/null; echo ran",
+      );
+      expect(r, backend.name).toMatchObject({ exitCode: 0, stdout: 'ran\n' });
+    }
+    await eventually(async () => expect((await readdir(project)).sort()).toEqual([]));
+  });
+});

@@ -1,6 +1,7 @@
 // The pure and near-pure parts of a sandbox: the mount plan's order, the scan's cache (a new secret
 // in a directory already scanned is found on the next command), its cap (a tree too big to check
 // fails closed), and the trust rules of home entries.
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { hooksPathFrom, projectHooksPath } from '../../../src/host/capabilities/
 import { collectHidden } from '../../../src/host/capabilities/sandbox/hide.js';
 import { homeEntries, isCredential, pathEntriesInHome } from '../../../src/host/capabilities/sandbox/home.js';
 import { planSandbox } from '../../../src/host/capabilities/sandbox/plan.js';
+import { protectProject } from '../../../src/host/capabilities/sandbox/protect.js';
 import { buildSystemView } from '../../../src/host/capabilities/sandbox/system-view.js';
 import { TreeScanner } from '../../../src/host/capabilities/sandbox/tree-scan.js';
 
@@ -144,5 +146,22 @@ describe('core.hooksPath', () => {
     await writeFile(path.join(project, '.git', 'config'), '[core]\n');
     await writeFile(path.join(home, '.gitconfig'), `[core]\n\thooksPath = ${project}/hooks\n`);
     expect(await projectHooksPath(project, home)).toEqual(['hooks']);
+  });
+});
+
+describe('placeholders', () => {
+  it('are never taken for existing paths while their removal is under way', async () => {
+    const first = await protectProject(project, ['.vscode']);
+    expect(existsSync(path.join(project, '.vscode'))).toBe(true);
+    await first.release();
+    // The removal has begun, in the background; a command starting now must wait for it and make
+    // the placeholder again, not mount the one about to go.
+    const second = await protectProject(project, ['.vscode']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(path.join(project, '.vscode'))).toBe(true);
+    await second.release();
+    for (let i = 0; i < 40 && existsSync(path.join(project, '.vscode')); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(existsSync(path.join(project, '.vscode'))).toBe(false);
   });
 });

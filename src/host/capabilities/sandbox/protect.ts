@@ -47,7 +47,10 @@ async function inode(p: string): Promise<{ ino: bigint; dir: boolean; empty: boo
   return { ino: st.ino, dir, empty };
 }
 
-/** Creates (or reuses) the placeholder at `p`; undefined when something else is there. */
+/**
+ * Creates the placeholder at `p`, or joins this process's placeholder there; undefined when
+ * something else is there (an existing protected path, or another process's placeholder).
+ */
 async function acquire(p: string): Promise<bigint | undefined> {
   for (let attempt = 0; attempt < 10; attempt++) {
     // A removal under way finishes first: a placeholder being removed protects nothing.
@@ -139,23 +142,22 @@ export async function protectProject(projectDir: string, rels: readonly string[]
   const ro: MountOp[] = [];
   for (const [target, ancestors] of targets) {
     for (const dir of ancestors) pins.add(dir);
-    let before = await inode(target);
-    let ino = before?.ino;
-    if (before === undefined) {
-      ino = await acquire(target);
-      if (ino !== undefined) acquired.push(target);
-      else {
-        // Something appeared there meanwhile: protect whatever it is, as an existing entry.
-        before = await inode(target);
-        ino = before?.ino;
-        if (before === undefined)
-          throw new CadreError(
-            'sandbox_unavailable',
-            `could not protect ${target}: it changed while the sandbox was set up`,
-          );
-      }
+    // Through acquire even when something is there: it may be this process's own placeholder,
+    // in use (shared) or being removed (waited for, then made again).
+    let ino = await acquire(target);
+    let vacant = true;
+    if (ino !== undefined) acquired.push(target);
+    else {
+      const before = await inode(target);
+      if (before === undefined)
+        throw new CadreError(
+          'sandbox_unavailable',
+          `could not protect ${target}: it changed while the sandbox was set up`,
+        );
+      ino = before.ino;
+      vacant = before.empty;
     }
-    snapshots.push({ path: target, ino, vacant: before === undefined || before.empty });
+    snapshots.push({ path: target, ino, vacant });
     ro.push({ kind: 'ro-bind', source: target, target });
   }
   const mounts: MountOp[] = [
