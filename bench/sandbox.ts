@@ -6,6 +6,7 @@
 // placeholders, argument list) without running it, and the one-time probe.
 // Goal: overhead <= 10 ms median per command for each backend.
 // Run: npx tsx bench/sandbox.ts [--rounds N]
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,11 +28,23 @@ async function smallProject(): Promise<{ dir: string; cleanup: () => Promise<voi
 
 type Variant = { name: string; status: SandboxStatus | undefined };
 
+/**
+ * CPU time (user + system, ms) of this process's children reaped so far, from /proc/self/stat:
+ * what a command cost the machine, whatever else the machine was doing meanwhile.
+ */
+function childrenCpuMs(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // cutime and cstime are fields 16 and 17 of the whole line (14 and 15 after the name).
+  return ((Number(fields[14]) + Number(fields[15])) * 1000) / 100;
+}
+
 async function measure(dir: string, variants: Variant[]) {
   const times: Record<string, number[]> = Object.fromEntries(variants.map((v) => [v.name, []]));
+  const cpu: Record<string, number> = Object.fromEntries(variants.map((v) => [v.name, 0]));
   const inputs = { home: os.homedir(), rules: {} };
   for (let i = 0; i < rounds + WARMUP; i++) {
     for (const v of variants) {
+      const cpuBefore = childrenCpuMs();
       const started = performance.now();
       const r = await runCommand({
         command: 'true',
@@ -40,7 +53,10 @@ async function measure(dir: string, variants: Variant[]) {
         ...(v.status !== undefined ? { sandboxStatus: v.status, sandboxInputs: inputs } : {}),
       });
       if (r.exitCode !== 0) throw new Error(`${v.name}: exit ${r.exitCode}: ${r.stderr}`);
-      if (i >= WARMUP) times[v.name]?.push(performance.now() - started);
+      if (i >= WARMUP) {
+        times[v.name]?.push(performance.now() - started);
+        cpu[v.name] = (cpu[v.name] ?? 0) + childrenCpuMs() - cpuBefore;
+      }
     }
   }
   const plain = median(times.plain ?? []);
@@ -53,6 +69,7 @@ async function measure(dir: string, variants: Variant[]) {
           medianMs: +median(t).toFixed(2),
           p90Ms: +quantile(t, 0.9).toFixed(2),
           overheadMedianMs: v.name === 'plain' ? 0 : +(median(t) - plain).toFixed(2),
+          childCpuMsPerCommand: +((cpu[v.name] ?? 0) / rounds).toFixed(2),
         },
       ];
     }),
@@ -101,7 +118,12 @@ console.log(
 );
 
 const small = await smallProject();
-const results: Record<string, unknown> = { rounds, probeMs: +probeMs.toFixed(1), uid: process.getuid?.() };
+const results: Record<string, unknown> = {
+  rounds,
+  probeMs: +probeMs.toFixed(1),
+  uid: process.getuid?.(),
+  loadAverage: os.loadavg().map((l) => +l.toFixed(1)),
+};
 try {
   results.smallProject = await measure(small.dir, variants);
   results.thisRepository = await measure(process.cwd(), variants);
@@ -117,14 +139,21 @@ try {
 }
 const goal = 10;
 for (const where of ['smallProject', 'thisRepository'] as const) {
-  const r = results[where] as Record<string, { medianMs: number; overheadMedianMs: number }>;
+  const r = results[where] as Record<
+    string,
+    { medianMs: number; overheadMedianMs: number; childCpuMsPerCommand: number }
+  >;
   for (const [name, m] of Object.entries(r))
     console.log(
-      `${where.padEnd(15)} ${name.padEnd(8)} median ${m.medianMs.toFixed(1)} ms` +
+      `${where.padEnd(15)} ${name.padEnd(8)} median ${m.medianMs.toFixed(1)} ms, child CPU ${m.childCpuMsPerCommand.toFixed(1)} ms` +
         (name === 'plain' ? '' : `, overhead ${m.overheadMedianMs.toFixed(1)} ms (goal <= ${goal})`),
     );
 }
 console.log(
   `prepare only (median): ${JSON.stringify(results.prepareOnlyMedianMs)}; probe once: ${results.probeMs} ms`,
+);
+results.loadAverageAfter = os.loadavg().map((l) => +l.toFixed(1));
+console.log(
+  `load average ${JSON.stringify(results.loadAverage)} -> ${JSON.stringify(results.loadAverageAfter)}`,
 );
 console.log(`wrote ${await writeResult('sandbox', results)}`);

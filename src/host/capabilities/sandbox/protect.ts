@@ -3,11 +3,11 @@
 // host creates and the sandbox mounts read-only, so a command cannot create a file or directory by
 // that name, write into it, or rename or remove it (a mount point cannot be). Directories holding a
 // protected path (`.git` for `.git/hooks`) are pinned the same way, so they cannot be renamed
-// aside and replaced. Placeholders are empty directories, which git ignores, and are removed when
-// the last command using them ends.
-import { lstat, mkdir, readdir, rename, rmdir } from 'node:fs/promises';
+// aside and replaced. Placeholders (placeholders.ts) are empty directories, which git ignores.
+import { lstat, mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
+import { acquire, dropPlaceholder, inode, isPlaceholder } from './placeholders.js';
 import type { MountOp } from './types.js';
 
 /** What a protected path was before a command, to notice a replacement afterwards. */
@@ -29,68 +29,6 @@ export interface Protection {
   release(): Promise<string[]>;
 }
 
-/** A placeholder this process created: its inode, the running commands using it, a pending removal. */
-interface Placeholder {
-  ino: bigint;
-  users: number;
-  removing?: Promise<void>;
-}
-
-/** Placeholders this process created, by path. */
-const placeholders = new Map<string, Placeholder>();
-
-async function inode(p: string): Promise<{ ino: bigint; dir: boolean; empty: boolean } | undefined> {
-  const st = await lstat(p, { bigint: true }).catch(() => undefined);
-  if (st === undefined) return undefined;
-  const dir = st.isDirectory();
-  const empty = dir && (await readdir(p).catch(() => ['?'])).length === 0;
-  return { ino: st.ino, dir, empty };
-}
-
-/**
- * Creates the placeholder at `p`, or joins this process's placeholder there; undefined when
- * something else is there (an existing protected path, or another process's placeholder).
- */
-async function acquire(p: string): Promise<bigint | undefined> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    // A removal under way finishes first: a placeholder being removed protects nothing.
-    const pending = placeholders.get(p)?.removing;
-    if (pending !== undefined) {
-      await pending;
-      continue;
-    }
-    const now = await inode(p);
-    const known = placeholders.get(p);
-    if (known?.removing !== undefined) continue;
-    if (known !== undefined && now?.ino === known.ino) {
-      known.users++;
-      return known.ino;
-    }
-    if (now !== undefined) return undefined;
-    await mkdir(p, { mode: 0o755 }).catch(() => undefined);
-    const made = await inode(p);
-    if (made === undefined || !made.dir || !made.empty) return undefined;
-    // Read and written with no await between: a concurrent acquire that made the same directory
-    // counts as a user of it, and the users of one removed behind this process's back carry over.
-    const current = placeholders.get(p);
-    if (current?.removing !== undefined) continue;
-    placeholders.set(p, { ino: made.ino, users: (current?.users ?? 0) + 1 });
-    return made.ino;
-  }
-  return undefined;
-}
-
-/** One command is done with the placeholder at `p`; the last one removes it (in the background). */
-function dropPlaceholder(p: string): void {
-  const known = placeholders.get(p);
-  if (known === undefined || --known.users > 0) return;
-  known.removing = (async () => {
-    const now = await inode(p);
-    if (now?.ino === known.ino && now.empty) await rmdir(p).catch(() => undefined);
-    if (placeholders.get(p) === known) placeholders.delete(p);
-  })();
-}
-
 /** Where one protected path leads: the entry to mount read-only and the directories above it. */
 async function resolveProtected(
   projectDir: string,
@@ -101,15 +39,17 @@ async function resolveProtected(
   const segs = rel.split('/');
   for (const [i, seg] of segs.entries()) {
     const next = path.join(cur, seg);
-    const st = await lstat(next).catch(() => undefined);
+    const st = await lstat(next, { bigint: true }).catch(() => undefined);
     if (st?.isSymbolicLink())
       throw new CadreError(
         'sandbox_unavailable',
         `the protected path ${path.relative(projectDir, next)} is a symbolic link, which the sandbox cannot keep read-only; replace it with the directory or file itself, or run without the sandbox ("sandbox": "off" in ~/.cadre/config.json)`,
       );
-    // Missing (protect it, so it cannot be created), a file where a directory was expected (a `.git`
-    // pointer file), or the path itself: this is the entry to keep read-only.
-    if (st === undefined || !st.isDirectory() || i === segs.length - 1) return { target: next, ancestors };
+    // Missing (protect it, so it cannot be created), one of this process's placeholders (the same:
+    // a placeholder `.git` is not a repository to look into), a file where a directory was
+    // expected (a `.git` pointer file), or the path itself: this is the entry to keep read-only.
+    if (st === undefined || isPlaceholder(next, st.ino) || !st.isDirectory() || i === segs.length - 1)
+      return { target: next, ancestors };
     ancestors.push(next);
     cur = next;
   }
