@@ -234,6 +234,8 @@ function supervise(
       escalate();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // Aborted while the sandbox was being prepared: the listener above will never fire.
+    if (options.signal?.aborted) onAbort();
 
     const settle = (): boolean => {
       if (settled) return false;
