@@ -153,4 +153,14 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
       delete process.env.ANTHROPIC_API_KEY;
     }
   });
+
+  it('is cancelled, and runs nothing, when aborted while its sandbox is being prepared', async () => {
+    const controller = new AbortController();
+    const target = path.join(project, `ran-${backend.name}`);
+    const pending = runIn(backend, project, `sleep 0.3; touch ${target}`, {}, { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await expect(stat(target)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 });
