@@ -3,7 +3,8 @@
 // The rule for those two is the system's own: what other users may not read (/etc/shadow, ssh host
 // keys, /etc/ssl/private) is hidden, because a command run by root would otherwise read it as the
 // owner. Sockets are hidden wherever they are.
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, lstat, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { HiddenEntry } from './tree-scan.js';
 
@@ -38,7 +39,19 @@ export interface SystemView {
   withheld: { path: string; reason: string }[];
 }
 
-/** Hidden entries under `root`: not world-readable, or a socket. Undefined past the cap. */
+/**
+ * Whether this process can read `p` (root always can). What it cannot read is refused inside the
+ * sandbox too, so it needs no mount to hide it: a user other than root saves those mounts.
+ */
+async function readableHere(p: string): Promise<boolean> {
+  if (process.getuid?.() === 0) return true;
+  return access(p, constants.R_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Hidden entries under `root`: not world-readable (and readable here), or a socket. Undefined past the cap. */
 async function scanSystemDir(root: string, cap: number): Promise<HiddenEntry[] | undefined> {
   const hidden: HiddenEntry[] = [];
   let seen = 0;
@@ -56,7 +69,8 @@ async function scanSystemDir(root: string, cap: number): Promise<HiddenEntry[] |
         if (++seen > cap) return undefined;
         if (st === undefined || st.isSymbolicLink()) continue;
         const abs = path.join(dir, names[i] as string);
-        if (st.isSocket() || (st.mode & 0o004) === 0) hidden.push({ path: abs, dir: st.isDirectory() });
+        if (st.isSocket() || ((st.mode & 0o004) === 0 && (await readableHere(abs))))
+          hidden.push({ path: abs, dir: st.isDirectory() });
         else if (st.isDirectory()) next.push(abs);
       }
     }
