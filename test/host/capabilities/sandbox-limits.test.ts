@@ -62,8 +62,9 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
       // The bomb did grow (it is real; uncapped, it passes 4,000 in two seconds here), and no
       // further than the cap. Listing /proc while the bomb churns is not atomic: an entry reaped
       // during the listing and its replacement can both be counted, hence the small margin.
-      expect(n).toBeGreaterThan(100);
-      expect(n).toBeLessThanOrEqual(SANDBOX_LIMITS.processes + 32);
+      const seen = `stdout ${JSON.stringify(r.stdout)}, exit ${r.exitCode}, timed out ${r.timedOut}, stderr ${r.stderr.slice(-300)}`;
+      expect(n, seen).toBeGreaterThan(100);
+      expect(n, seen).toBeLessThanOrEqual(SANDBOX_LIMITS.processes + 32);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await survivors(marker)).toEqual([]);
     },

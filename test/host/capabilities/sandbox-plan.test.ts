@@ -141,12 +141,12 @@ describe('core.hooksPath', () => {
     expect(hooksPathFrom('[remote "core"]\n\thooksPath = x\n')).toBeUndefined();
     await mkdir(path.join(project, '.git'), { recursive: true });
     await writeFile(path.join(project, '.git', 'config'), '[core]\n\thooksPath = .husky/_\n');
-    expect(await projectHooksPath(project, home)).toEqual(['.husky/_']);
+    expect(projectHooksPath(project, home)).toEqual(['.husky/_']);
     await writeFile(path.join(project, '.git', 'config'), '[core]\n\thooksPath = ../elsewhere\n');
-    expect(await projectHooksPath(project, home)).toEqual([]);
+    expect(projectHooksPath(project, home)).toEqual([]);
     await writeFile(path.join(project, '.git', 'config'), '[core]\n');
     await writeFile(path.join(home, '.gitconfig'), `[core]\n\thooksPath = ${project}/hooks\n`);
-    expect(await projectHooksPath(project, home)).toEqual(['hooks']);
+    expect(projectHooksPath(project, home)).toEqual(['hooks']);
   });
 });
 

@@ -2,8 +2,8 @@
 // the project, shared by the commands running at once, kept a moment after the last one ends (a
 // command right after reuses them instead of waiting for a removal and a new directory), then
 // removed, and removed at exit whatever happens.
-import { lstatSync, readdirSync, rmdirSync } from 'node:fs';
-import { lstat, mkdir, readdir, rmdir } from 'node:fs/promises';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
 
 /** How long an unused placeholder stays, for a command that follows at once. */
 export const PLACEHOLDER_LINGER_MS = 1_000;
@@ -44,12 +44,22 @@ export function isPlaceholder(p: string, ino: bigint): boolean {
   return placeholders.get(p)?.ino === ino;
 }
 
-/** The inode of `p`, whether it is a directory and whether it is an empty one. */
-export async function inode(p: string): Promise<{ ino: bigint; dir: boolean; empty: boolean } | undefined> {
-  const st = await lstat(p, { bigint: true }).catch(() => undefined);
+/**
+ * The inode of `p`, whether it is a directory and whether it is an empty one. Synchronous: a
+ * command asks this of a few dozen fixed paths, where the promise forms cost ten times more.
+ */
+export function inode(p: string): { ino: bigint; dir: boolean; empty: boolean } | undefined {
+  const st = lstatSync(p, { bigint: true, throwIfNoEntry: false });
   if (st === undefined) return undefined;
   const dir = st.isDirectory();
-  const empty = dir && (await readdir(p).catch(() => ['?'])).length === 0;
+  let empty = false;
+  if (dir) {
+    try {
+      empty = readdirSync(p).length === 0;
+    } catch {
+      empty = false;
+    }
+  }
   return { ino: st.ino, dir, empty };
 }
 
@@ -65,7 +75,7 @@ export async function acquire(p: string): Promise<bigint | undefined> {
       await pending;
       continue;
     }
-    const now = await inode(p);
+    const now = inode(p);
     const known = placeholders.get(p);
     if (known?.removing !== undefined) continue;
     if (known !== undefined && now?.ino === known.ino) {
@@ -75,8 +85,12 @@ export async function acquire(p: string): Promise<bigint | undefined> {
       return known.ino;
     }
     if (now !== undefined) return undefined;
-    await mkdir(p, { mode: 0o755 }).catch(() => undefined);
-    const made = await inode(p);
+    try {
+      mkdirSync(p, { mode: 0o755 });
+    } catch {
+      // Someone else made it first: judged below like anything else found there.
+    }
+    const made = inode(p);
     if (made === undefined || !made.dir || !made.empty) return undefined;
     // Read and written with no await between: a concurrent acquire that made the same directory
     // counts as a user of it, and the users of one removed behind this process's back carry over.
@@ -98,7 +112,7 @@ export function dropPlaceholder(p: string): void {
     delete known.linger;
     if (known.users > 0 || placeholders.get(p) !== known) return;
     known.removing = (async () => {
-      const now = await inode(p);
+      const now = inode(p);
       if (now?.ino === known.ino && now.empty) await rmdir(p).catch(() => undefined);
       if (placeholders.get(p) === known) placeholders.delete(p);
     })();

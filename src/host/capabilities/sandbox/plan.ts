@@ -119,7 +119,7 @@ export async function planSandbox(
   for (const p of [...toolchains, ...readable.filter((r) => !credential(r))])
     views.push({ op: { kind: 'ro-bind', source: p, target: p }, at: p, order: 1 });
   views.sort((a, b) => depth(a.at) - depth(b.at) || a.order - b.order || a.at.localeCompare(b.at));
-  const hooks = await projectHooksPath(req.projectDir, req.home);
+  const hooks = projectHooksPath(req.projectDir, req.home);
   const protection = await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks]));
   try {
     const visibleRoots = [...system.roots.filter((r) => r.kind === 'dir').map((r) => r.path), ...toolchains];

@@ -4,7 +4,8 @@
 // that name, write into it, or rename or remove it (a mount point cannot be). Directories holding a
 // protected path (`.git` for `.git/hooks`) are pinned the same way, so they cannot be renamed
 // aside and replaced. Placeholders (placeholders.ts) are empty directories, which git ignores.
-import { lstat, mkdir, rename } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
 import { acquire, dropPlaceholder, inode, isPlaceholder } from './placeholders.js';
@@ -39,7 +40,7 @@ async function resolveProtected(
   const segs = rel.split('/');
   for (const [i, seg] of segs.entries()) {
     const next = path.join(cur, seg);
-    const st = await lstat(next, { bigint: true }).catch(() => undefined);
+    const st = lstatSync(next, { bigint: true, throwIfNoEntry: false });
     if (st?.isSymbolicLink())
       throw new CadreError(
         'sandbox_unavailable',
@@ -88,7 +89,7 @@ export async function protectProject(projectDir: string, rels: readonly string[]
     let vacant = true;
     if (ino !== undefined) acquired.push(target);
     else {
-      const before = await inode(target);
+      const before = inode(target);
       if (before === undefined)
         throw new CadreError(
           'sandbox_unavailable',
@@ -109,7 +110,7 @@ export async function protectProject(projectDir: string, rels: readonly string[]
     async release() {
       const notes: string[] = [];
       for (const snap of snapshots) {
-        const now = await inode(snap.path);
+        const now = inode(snap.path);
         if (snap.vacant && now !== undefined && now.ino !== snap.ino && !now.empty)
           notes.push(
             await quarantine(projectDir, snap.path).catch(
