@@ -17,27 +17,48 @@ export interface ProbeOptions {
   refresh?: boolean;
 }
 
-/** The process cap for a backend, before its trial. */
-async function processCapFor(
+/**
+ * The process caps to try for a backend, best first. As root: for unshare, the PID namespace's own
+ * pid_max (set in its setup script, free) before a pids cgroup (whose join costs the kernel an RCU
+ * grace period, several milliseconds, per command); bwrap has no setup step to set pid_max in.
+ */
+async function processCaps(
   backend: SandboxBackend,
   uid: number,
   prlimit: string | undefined,
-): Promise<ProcessCap> {
+): Promise<ProcessCap[]> {
   if (uid !== 0)
-    return prlimit !== undefined
-      ? {
-          kind: 'rlimit',
-          detail: "RLIMIT_NPROC inside the sandbox's user namespace (counts only its processes)",
-        }
-      : { kind: 'none', detail: 'prlimit was not found in the system directories' };
+    return [
+      prlimit !== undefined
+        ? {
+            kind: 'rlimit',
+            detail: "RLIMIT_NPROC inside the sandbox's user namespace (counts only its processes)",
+          }
+        : { kind: 'none', detail: 'prlimit was not found in the system directories' },
+    ];
+  const caps: ProcessCap[] = [];
+  if (backend === 'unshare')
+    caps.push({ kind: 'pid-max', detail: "the PID namespace's pid_max (Linux 6.14+)" });
   const dir = await cgroupDir();
   if (dir !== undefined)
-    return { kind: 'cgroup', detail: `a pids cgroup per command under ${dir}`, cgroupDir: dir };
-  if (backend === 'unshare') return { kind: 'pid-max', detail: "the PID namespace's pid_max (Linux 6.14+)" };
-  return {
+    caps.push({ kind: 'cgroup', detail: `a pids cgroup per command under ${dir}`, cgroupDir: dir });
+  caps.push({
     kind: 'none',
-    detail: 'running as root, RLIMIT_NPROC does not apply, and no pids cgroup can be made here',
-  };
+    detail:
+      'running as root, RLIMIT_NPROC does not apply, no pids cgroup can be made here, and this kernel has no per-namespace pid_max',
+  });
+  return caps;
+}
+
+/** Runs the trial under each cap in turn; the status of the first that works, or the last failure. */
+async function firstWorking(status: SandboxStatus, caps: readonly ProcessCap[]): Promise<string | undefined> {
+  let failure: string | undefined = 'no process cap to try';
+  for (const cap of caps) {
+    status.processCap = cap;
+    failure = await trial(status);
+    if (failure === undefined) return undefined;
+  }
+  return failure;
 }
 
 let cgroupDirPromise: Promise<string | undefined> | undefined;
@@ -131,10 +152,10 @@ async function probeBwrap(
     attempts,
     bwrapPath: bin,
     bwrapFeatures: bwrapFeatures(help.output),
-    processCap: await processCapFor('bwrap', common.uid, common.prlimit),
+    processCap: { kind: 'none', detail: 'not probed yet' },
     ...common,
   };
-  const failure = await trial(status);
+  const failure = await firstWorking(status, await processCaps('bwrap', common.uid, common.prlimit));
   attempts.push({
     backend: 'bwrap',
     ok: failure === undefined,
@@ -160,18 +181,10 @@ async function probeUnshare(common: Common, attempts: BackendAttempt[]): Promise
     detail: `${version.output} at ${tools.unshare}`,
     attempts,
     unshare: tools,
-    processCap: await processCapFor('unshare', common.uid, common.prlimit),
+    processCap: { kind: 'none', detail: 'not probed yet' },
     ...common,
   };
-  let failure = await trial(status);
-  if (failure !== undefined && status.processCap.kind === 'pid-max') {
-    status.processCap = {
-      kind: 'none',
-      detail:
-        'running as root, RLIMIT_NPROC does not apply, no pids cgroup can be made here, and this kernel has no per-namespace pid_max',
-    };
-    failure = await trial(status);
-  }
+  const failure = await firstWorking(status, await processCaps('unshare', common.uid, common.prlimit));
   attempts.push({
     backend: 'unshare',
     ok: failure === undefined,

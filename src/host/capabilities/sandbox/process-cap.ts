@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SANDBOX_LIMITS } from './types.js';
 
-/** PIDs below this are reserved by the kernel: a namespace's pid_max must leave room above it. */
+/** PIDs below this are reserved by the kernel: a namespace's pid_max must be above it. */
 export const RESERVED_PIDS = 300;
 
 interface MountEntry {
@@ -152,5 +152,6 @@ export function removeCgroupDirSync(dir: string): void {
 
 /** The pid_max that caps a PID namespace at the process limit. */
 export function pidMaxFor(limit: number = SANDBOX_LIMITS.processes): number {
-  return RESERVED_PIDS + limit;
+  // PIDs run 1..pid_max-1: at most `limit` processes (the kernel's floor is RESERVED_PIDS + 1).
+  return Math.max(limit + 1, RESERVED_PIDS + 1);
 }
