@@ -3,8 +3,9 @@
 // a canary of its own, and a snapshot of everything that must not change. Owned by the user the
 // CLI runs as, so the same world serves a root run and an unprivileged one.
 import { execFileSync } from 'node:child_process';
-import { chown, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { lstatSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { CliUser } from '../../support/cli.js';
@@ -16,6 +17,18 @@ export interface Canaries {
   outside: string;
   varOutside: string;
   hostEnv: string;
+  /** What every unix socket the world serves sends to whoever connects. */
+  socket: string;
+}
+
+/** Unix sockets served while the world lives: each sends the socket canary on connect. */
+export interface Sockets {
+  /** A socket file inside the project (a docker socket bound in, say). */
+  project: string;
+  /** A socket file under /run, where the host's daemons listen. */
+  run: string;
+  /** An abstract socket name (no file; Linux only), without its leading NUL. */
+  abstract: string;
 }
 
 /** The world's places. */
@@ -28,6 +41,7 @@ export interface World {
   /** Outside the project and outside /tmp (which the sandbox replaces anyway). */
   varOutside: string;
   canaries: Canaries;
+  sockets: Sockets;
   /** In the command line of every process the attack starts, to find survivors (not a secret). */
   marker: string;
   user: CliUser | undefined;
@@ -49,6 +63,18 @@ async function chownTree(p: string, user: CliUser): Promise<void> {
   for (const name of await readdir(p)) await chownTree(path.join(p, name), user);
 }
 
+/** A unix socket server at `at` (a path, or an abstract name after a NUL) that sends `canary`. */
+async function serve(at: string, canary: string): Promise<Server> {
+  const server = createServer((socket) => socket.end(`${canary}\n`));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at, resolve);
+  });
+  // Anyone may connect: the unprivileged run's commands too, were the sandbox to let them.
+  if (!at.startsWith('\0')) await chmod(at, 0o777);
+  return server;
+}
+
 /** Builds a world; `userConfig` becomes ~/.cadre/config.json. */
 export async function makeWorld(user: CliUser | undefined, userConfig: object): Promise<World> {
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-attack-')));
@@ -59,6 +85,7 @@ export async function makeWorld(user: CliUser | undefined, userConfig: object): 
     outside: token('outside'),
     varOutside: token('var'),
     hostEnv: token('env'),
+    socket: token('socket'),
   };
   const home = path.join(root, 'home');
   const project = path.join(root, 'project');
@@ -92,6 +119,14 @@ export async function makeWorld(user: CliUser | undefined, userConfig: object): 
   git('add', 'src/app.ts');
   git('commit', '-q', '-m', 'initial');
   for (const dir of [root, varOutside]) if (user !== undefined) await chownTree(dir, user);
+  const sockets: Sockets = {
+    project: path.join(project, 'docker.sock'),
+    run: `/run/cadre-attack-${process.pid}-${Date.now()}.sock`,
+    abstract: `cadre-attack-${process.pid}-${Date.now()}`,
+  };
+  const servers = await Promise.all(
+    [sockets.project, sockets.run, `\0${sockets.abstract}`].map((at) => serve(at, canaries.socket)),
+  );
   return {
     root,
     home,
@@ -99,9 +134,12 @@ export async function makeWorld(user: CliUser | undefined, userConfig: object): 
     outside,
     varOutside,
     canaries,
+    sockets,
     marker: `attack-marker-${process.pid}-${Date.now()}`,
     user,
     async cleanup() {
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+      await rm(sockets.run, { force: true });
       await rm(root, { recursive: true, force: true });
       await rm(varOutside, { recursive: true, force: true });
     },

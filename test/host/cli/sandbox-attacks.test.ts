@@ -6,6 +6,7 @@
 // the CLI.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_LIMITS } from '../../../src/host/capabilities/sandbox.js';
@@ -38,6 +39,17 @@ const scenarios = available.flatMap((b) => [
   ...(asRoot ? [{ backend: b.name, user: NOBODY, who: 'an unprivileged user (uid 65534)' }] : []),
 ]);
 
+/** What a unix socket sends on connect. */
+function readSocket(at: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let got = '';
+    connect(at)
+      .on('data', (d) => (got += String(d)))
+      .on('end', () => resolve(got))
+      .on('error', reject);
+  });
+}
+
 /** Everything the requests carried, as text. */
 function bodies(from: number): string {
   return server.requests
@@ -63,6 +75,9 @@ describe.skipIf(scenarios.length === 0).each(scenarios)('$backend, as $who', ({ 
       outside: await snapshot(outside),
       varOutside: await snapshot(varOutside),
     };
+    // The world's sockets do answer whoever reaches them (here, outside any sandbox).
+    for (const at of [world.sockets.project, world.sockets.run, `\0${world.sockets.abstract}`])
+      expect(await readSocket(at)).toContain(canaries.socket);
     const port = new URL(server.url).port;
     const script = attackScript({ ...world, port });
     server.clearLog();
@@ -119,6 +134,10 @@ describe.skipIf(scenarios.length === 0).each(scenarios)('$backend, as $who', ({ 
     const limits = decoded
       .map((command, i) => (/procs=|tmpfill=/.test(command) ? (results[i] ?? '(no result)') : ''))
       .join('\n');
+    // The socket step ran, and every connection failed.
+    const sockets = results[decoded.findIndex((c) => c.includes('AF_UNIX'))] ?? '(no result)';
+    expect(sockets.match(/no [/@]/g)?.length, sockets).toBe(5);
+    expect(sockets).not.toMatch(/got b['"]/);
     const procs = Number(/procs=(\d+)/.exec(limits)?.[1]);
     expect(procs, limits).toBeGreaterThan(50);
     expect(procs, limits).toBeLessThanOrEqual(SANDBOX_LIMITS.processes + 32);
