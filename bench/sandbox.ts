@@ -71,7 +71,8 @@ function summary(who: string, r: Record<string, unknown>): string[] {
   const floor = r.floor as PerCommand | undefined;
   if (floor?.bwrapNamespacesOnly !== undefined)
     lines.push(
-      `${who.padEnd(10)} floor: bwrap's namespaces alone cost ${floor.bwrapNamespacesOnly.overheadMedianMs.toFixed(1)} ms over a bare spawn`,
+      `${who.padEnd(10)} floor over a bare spawn: bwrap's namespaces alone ${floor.bwrapNamespacesOnly.overheadMedianMs.toFixed(1)} ms, ` +
+        `the launcher alone ${floor.launcherOnly?.overheadMedianMs.toFixed(1) ?? '-'} ms`,
     );
   return lines;
 }

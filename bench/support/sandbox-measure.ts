@@ -1,6 +1,7 @@
 // One user's measurement for bench/sandbox: each backend against an unsandboxed spawn of the same
-// `bash -c true`, interleaved round by round, in each project given; also the floor (bwrap's
-// namespaces alone, no mounts, no launcher) against a bare spawn. Prints JSON on stdout.
+// `bash -c true`, interleaved round by round, in each project given; also the floor against a
+// bare spawn: bwrap's namespaces alone (no mounts, no launcher), and the launcher alone (setpriv's
+// parent-death signal and the shell that checks the parent). Prints JSON on stdout.
 // Usage: node --import tsx bench/support/sandbox-measure.ts <rounds> <home> <name>=<project>...
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -143,6 +144,21 @@ if (bwrap.bwrapPath !== undefined && bwrap.bash !== undefined) {
   result.floor = await interleaved([
     direct('bashSpawn', bwrap.bash, ['-c', 'true']),
     direct('bwrapNamespacesOnly', bwrap.bwrapPath, [...namespaces, ...bare, bwrap.bash, '-c', 'true']),
+    ...(bwrap.setpriv !== undefined && bwrap.sh !== undefined
+      ? [
+          direct('launcherOnly', bwrap.setpriv, [
+            '--pdeathsig',
+            'KILL',
+            bwrap.sh,
+            '-c',
+            'exec "$@"',
+            'cadre-launch',
+            bwrap.bash,
+            '-c',
+            'true',
+          ]),
+        ]
+      : []),
   ]);
 }
 process.stdout.write(`${JSON.stringify(result)}\n`);
