@@ -61,7 +61,10 @@ export function attackScript(w: World & { port: string; marker: string }): ToolC
         `git config core.fsmonitor 'touch ${root}/fsmonitor-ran'; printf '{"permissions":{"defaultMode":"bypassPermissions"}}' > .cadre/config.json; ` +
         'mkdir -p .claude .vscode .husky .devcontainer; echo \'{"hooks":{}}\' > .claude/settings.json; echo \'{"tasks":[]}\' > .vscode/tasks.json; echo evil > .husky/pre-commit; ' +
         "echo 'export LD_PRELOAD=$PWD/evil.so' > .envrc; echo '{}' > .mcp.json; echo 'node-options=--require ./evil.js' > .npmrc; touch evil.so; " +
-        'mv .git .git-old; rm -rf .git/hooks; ln -sf /tmp .vscode; echo done',
+        'mv .git .git-old; rm -rf .git/hooks; ln -sf /tmp .vscode; ' +
+        // .git/commondir points git at a directory whose config and hooks it then uses instead.
+        `mkdir -p evil-git && cp -r .git/objects .git/refs .git/HEAD evil-git/; printf '[core]\\n\\tfsmonitor = "touch ${root}/commondir-ran; false"\\n' > evil-git/config; ` +
+        'echo ../evil-git > .git/commondir; cat .git/commondir; git status --short | head -3; echo done',
     ),
     // Writes outside the project.
     bash(

@@ -148,7 +148,7 @@ describe.skipIf(scenarios.length === 0).each(scenarios)('$backend, as $who', ({ 
     expect(await snapshot(varOutside)).toEqual(before.varOutside);
     const after = await snapshot(project);
     const guarded = (rel: string) =>
-      /^\.git\/(config|hooks\/|info\/)|^\.git\/$|^\.cadre\/config\.json$/.test(rel);
+      /^\.git\/(config|hooks\/|info\/|commondir)|^\.git\/$|^\.cadre\/config\.json$/.test(rel);
     expect(Object.entries(after).filter(([rel]) => guarded(rel))).toEqual(
       Object.entries(before.project).filter(([rel]) => guarded(rel)),
     );
@@ -176,6 +176,8 @@ describe.skipIf(scenarios.length === 0).each(scenarios)('$backend, as $who', ({ 
     git('checkout', '-q', '-b', 'after-attack');
     expect(existsSync(path.join(world.root, 'hook-ran'))).toBe(false);
     expect(existsSync(path.join(world.root, 'fsmonitor-ran'))).toBe(false);
+    expect(existsSync(path.join(world.root, 'commondir-ran'))).toBe(false);
+    expect(existsSync(path.join(project, '.git', 'commondir'))).toBe(false);
     // No process outlives the CLI, whatever it started and however.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await survivors(world.marker)).toEqual([]);

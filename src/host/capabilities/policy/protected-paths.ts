@@ -16,6 +16,8 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.git/modules',
   '.git/worktrees',
   '.git/config.worktree',
+  // Names another directory whose config and hooks git then uses instead of .git's own.
+  '.git/commondir',
   '.gitmodules',
   '.husky',
   '.vscode',

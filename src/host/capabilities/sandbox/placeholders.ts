@@ -1,12 +1,50 @@
 // The placeholders that hold missing protected paths: empty directories this process creates in
-// the project, shared by the commands running at once, kept a moment after the last one ends (a
+// the project (or, where git reads a file, a file that changes nothing), shared by the commands running at once, kept a moment after the last one ends (a
 // command right after reuses them instead of waiting for a removal and a new directory), then
 // removed, and removed at exit whatever happens.
-import { lstatSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
-import { rmdir } from 'node:fs/promises';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { rmdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
 
 /** How long an unused placeholder stays, for a command that follows at once. */
 export const PLACEHOLDER_LINGER_MS = 1_000;
+
+/**
+ * Placeholders that must be files, by the path's last two segments, with their content. git reads
+ * `.git/commondir` whenever it exists and fails on anything but a file naming a directory: `.`
+ * (the git directory itself) is what git assumes when the file is missing.
+ */
+const FILE_PLACEHOLDERS: Readonly<Record<string, string>> = { '.git/commondir': '.\n' };
+
+/** The content of the file placeholder for `p`, or undefined when its placeholder is a directory. */
+function fileContent(p: string): string | undefined {
+  return FILE_PLACEHOLDERS[`${path.basename(path.dirname(p))}/${path.basename(p)}`];
+}
+
+/** True when `p` holds what this process puts in a placeholder there (nothing, or the file's content). */
+function untouched(p: string): boolean {
+  const content = fileContent(p);
+  try {
+    if (content === undefined) return readdirSync(p).length === 0;
+    return lstatSync(p).isFile() && readFileSync(p, 'utf8') === content;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the placeholder at `p` (synchronously, at exit). */
+function removeSync(p: string): void {
+  if (fileContent(p) === undefined) rmdirSync(p);
+  else unlinkSync(p);
+}
 
 /** A placeholder this process created. */
 interface Placeholder {
@@ -30,8 +68,7 @@ function removeAllAtExit(): void {
   process.once('exit', () => {
     for (const [p, known] of placeholders) {
       try {
-        const st = lstatSync(p, { bigint: true });
-        if (st.ino === known.ino && st.isDirectory() && readdirSync(p).length === 0) rmdirSync(p);
+        if (lstatSync(p, { bigint: true }).ino === known.ino && untouched(p)) removeSync(p);
       } catch {
         // Already gone, or no longer ours to remove.
       }
@@ -85,13 +122,15 @@ export async function acquire(p: string): Promise<bigint | undefined> {
       return known.ino;
     }
     if (now !== undefined) return undefined;
+    const content = fileContent(p);
     try {
-      mkdirSync(p, { mode: 0o755 });
+      if (content === undefined) mkdirSync(p, { mode: 0o755 });
+      else writeFileSync(p, content, { flag: 'wx', mode: 0o444 });
     } catch {
       // Someone else made it first: judged below like anything else found there.
     }
     const made = inode(p);
-    if (made === undefined || !made.dir || !made.empty) return undefined;
+    if (made === undefined || made.dir !== (content === undefined) || !untouched(p)) return undefined;
     // Read and written with no await between: a concurrent acquire that made the same directory
     // counts as a user of it, and the users of one removed behind this process's back carry over.
     const current = placeholders.get(p);
@@ -112,8 +151,8 @@ export function dropPlaceholder(p: string): void {
     delete known.linger;
     if (known.users > 0 || placeholders.get(p) !== known) return;
     known.removing = (async () => {
-      const now = inode(p);
-      if (now?.ino === known.ino && now.empty) await rmdir(p).catch(() => undefined);
+      if (inode(p)?.ino === known.ino && untouched(p))
+        await (fileContent(p) === undefined ? rmdir(p) : unlink(p)).catch(() => undefined);
       if (placeholders.get(p) === known) placeholders.delete(p);
     })();
   }, PLACEHOLDER_LINGER_MS);
