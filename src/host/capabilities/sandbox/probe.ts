@@ -18,9 +18,10 @@ export interface ProbeOptions {
 }
 
 /**
- * The process caps to try for a backend, best first. As root: for unshare, the PID namespace's own
- * pid_max (set in its setup script, free) before a pids cgroup (whose join costs the kernel an RCU
- * grace period, several milliseconds, per command); bwrap has no setup step to set pid_max in.
+ * The process caps to try for a backend, best first. As root: a pids cgroup, then (unshare only:
+ * bwrap has no setup step to set it in) the PID namespace's own pid_max. pid_max would save the
+ * cgroup's few milliseconds per command, but under a full test suite a fork bomb once ended the
+ * command with nothing printed (exit 254) at that cap, which the cgroup never did.
  */
 async function processCaps(
   backend: SandboxBackend,
@@ -37,11 +38,11 @@ async function processCaps(
         : { kind: 'none', detail: 'prlimit was not found in the system directories' },
     ];
   const caps: ProcessCap[] = [];
-  if (backend === 'unshare')
-    caps.push({ kind: 'pid-max', detail: "the PID namespace's pid_max (Linux 6.14+)" });
   const dir = await cgroupDir();
   if (dir !== undefined)
     caps.push({ kind: 'cgroup', detail: `a pids cgroup per command under ${dir}`, cgroupDir: dir });
+  if (backend === 'unshare')
+    caps.push({ kind: 'pid-max', detail: "the PID namespace's pid_max (Linux 6.14+)" });
   caps.push({
     kind: 'none',
     detail:
