@@ -21,6 +21,7 @@ import { portEndpoint } from '../src/shared/endpoint.js';
 import { startFakeAnthropic, systemText, textReply, toolUseReply } from '../test/support/fake-anthropic.js';
 import { runCli } from './support/cli.js';
 import { median, quantile, writeResult } from './support/stats.js';
+import { SandboxGate } from '../src/host/capabilities/sandbox/gate.js';
 
 const SERVER = path.resolve('test', 'fixtures', 'mcp', 'stdio-server.mjs');
 const root = await mkdtemp(path.join(os.tmpdir(), 'cadre-bench-mcp-'));
@@ -80,7 +81,10 @@ async function roundTrip(
       rules,
       records: [],
       protect: [],
-      sandbox: 'auto',
+      sandbox: new SandboxGate(
+        { mode: 'auto', allowRead: [], denyRead: [], protect: [], warnings: [] },
+        () => undefined,
+      ),
       approvals: new ApprovalBroker(nonInteractiveResolver()),
       audit,
       signal: run.signal,

@@ -29,6 +29,7 @@ import { HOST_CREDENTIAL } from '../src/shared/model-wire.js';
 import type { ParkTask, ThreadTask } from '../src/shared/park.js';
 import { DEFAULT_CAPS, type WorkerRunResult, type WorkerRunSpec } from '../src/shared/run-spec.js';
 import type { TaskOutput } from '../src/shared/task.js';
+import { SandboxGate } from '../src/host/capabilities/sandbox/gate.js';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const require = createRequire(import.meta.url);
@@ -171,7 +172,10 @@ async function trainWorker(url: string, project: string): Promise<void> {
       rules: { allow: [], ask: [], deny: [] },
       records: [],
       protect: [],
-      sandbox: 'off',
+      sandbox: new SandboxGate(
+        { mode: 'off', allowRead: [], denyRead: [], protect: [], warnings: [] },
+        () => undefined,
+      ),
       approvals: new ApprovalBroker(nonInteractiveResolver()),
       audit: undefined,
       signal: stop.signal,

@@ -80,7 +80,11 @@ export async function loadConfig(options: { cwd: string; home: string }): Promis
   return {
     project: project.config,
     user: user.config,
-    merged: mergeConfig(user.config, project.config, options, mcpJson.value),
+    // Run from the home directory, the one file is the user's own: it merges as the user file, so
+    // what only the user's config may do (turn the sandbox off, name bwrap) still works there.
+    merged: same
+      ? mergeConfig(project.config, {}, options, mcpJson.value)
+      : mergeConfig(user.config, project.config, options, mcpJson.value),
     errors: [...project.errors, ...mcpJson.errors, ...user.errors],
     paths,
   };

@@ -19,6 +19,7 @@ import { AgentTree } from './agents/tree.js';
 import { ApprovalBroker, nonInteractiveResolver, type ApprovalResolver } from './approvals/index.js';
 import { McpRuntime } from './capabilities/mcp/mcp-runtime.js';
 import type { TrustPrompt } from './capabilities/mcp/trust-gate.js';
+import { SandboxGate, type WarningSink } from './capabilities/sandbox/gate.js';
 import { loadConfig, type CadreConfig } from './config.js';
 import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
 import { Scheduler } from './pool/scheduler.js';
@@ -67,6 +68,11 @@ export interface RuntimeOptions {
    * not started and runs are told the command that trusts them (`cadre mcp trust`).
    */
   mcpTrust?: TrustPrompt;
+  /**
+   * Where warnings for the user go (the sandbox being off, ignored project settings, a command not
+   * run for want of a sandbox). Default: stderr, as `cadre: warning: ...`.
+   */
+  onWarning?: WarningSink;
 }
 
 /** One running task: its events, its result, and a way to stop it. */
@@ -226,6 +232,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await pool?.close();
     throw error;
   }
+  const sandbox = new SandboxGate(
+    config.sandbox,
+    options.onWarning ?? ((message) => void process.stderr.write(`cadre: warning: ${message}\n`)),
+    // cadre's records (every project's transcripts and audit logs, cassettes) are hidden from
+    // commands like secrets, so no command reads or edits another run's records.
+    records.paths,
+  );
+  sandbox.announce();
   const core = new RuntimeCore(
     cwd,
     home,
@@ -259,6 +273,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       },
       ...(options.mcpTrust ? { trustPrompt: options.mcpTrust } : {}),
     }),
+    sandbox,
   );
   let treeSeq = 0;
 

@@ -123,7 +123,10 @@ export interface ExecRunRequest {
   timeoutMs?: number;
   description?: string;
 }
-/** A finished command. `sandbox` says which isolation was in force. */
+/**
+ * A finished command. `sandbox` says which isolation was in force: `bwrap` (bubblewrap), `unshare`
+ * (util-linux unshare) or `none` (config `"sandbox": "off"`).
+ */
 export interface ExecRunResult {
   exitCode: number | null;
   signal: string | null;
@@ -131,8 +134,10 @@ export interface ExecRunResult {
   stderr: string;
   timedOut: boolean;
   truncated: boolean;
-  sandbox: 'bwrap' | 'none';
+  sandbox: 'bwrap' | 'unshare' | 'none';
   durationMs: number;
+  /** What the sandbox had to do afterwards, for the model and the user (a protected path moved aside). */
+  notices?: string[];
 }
 /** A background run's handle, returned at once by `agents.task` with run_in_background. */
 export interface BackgroundHandle {

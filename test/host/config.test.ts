@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     expect(config.merged).toEqual({
       agents: {},
       permissions: { allow: [], ask: [], deny: [], defaultMode: 'default', additionalDirectories: [] },
-      sandbox: { mode: 'auto', allowRead: [], denyRead: [], protect: [] },
+      sandbox: { mode: 'auto', allowRead: [], denyRead: [], protect: [], warnings: [] },
       models: {},
       providers: {},
       concurrency: 16,
@@ -229,11 +229,18 @@ describe('parseJsonText', () => {
 describe('the sandbox block', () => {
   it('takes a mode string or an object whose lists add up across the two files', async () => {
     await writeFiles(home, {
-      '.cadre/config.json': JSON.stringify({ sandbox: { allowRead: ['~/tools'], protect: ['.lefthook'] } }),
+      '.cadre/config.json': JSON.stringify({
+        sandbox: {
+          mode: 'off',
+          allowRead: ['~/tools'],
+          protect: ['.lefthook'],
+          bwrapPath: '/opt/bwrap/bin/bwrap',
+        },
+      }),
     });
     await writeFiles(project, {
       '.cadre/config.json': JSON.stringify({
-        sandbox: { mode: 'off', denyRead: ['secrets'], bwrapPath: '/opt/bwrap/bin/bwrap', protect: ['ci/'] },
+        sandbox: { denyRead: ['secrets'], allowRead: ['vendor'], protect: ['ci/'] },
       }),
     });
     const { errors, merged } = await loadConfig({ cwd: project, home });
@@ -241,9 +248,10 @@ describe('the sandbox block', () => {
     expect(merged.sandbox).toEqual({
       mode: 'off',
       bwrapPath: '/opt/bwrap/bin/bwrap',
-      allowRead: [path.join(home, 'tools')],
+      allowRead: [path.join(project, 'vendor'), path.join(home, 'tools')],
       denyRead: [path.join(project, 'secrets')],
       protect: ['ci/', '.lefthook'],
+      warnings: [],
     });
     expect(parseConfigText('/c.json', '{"sandbox": "off"}').config.sandbox).toEqual({ mode: 'off' });
     const bad = parseConfigText('/c.json', '{"sandbox": {"bwrapPath": "bwrap", "protekt": []}}');
@@ -251,5 +259,40 @@ describe('the sandbox block', () => {
       expect.stringMatching(/absolute path/),
       expect.stringMatching(/did you mean "protect"/),
     ]);
+  });
+
+  it("never lets a project's file loosen the sandbox: its off, bwrapPath and outside allowRead are ignored, loudly", async () => {
+    await writeFiles(project, {
+      '.cadre/config.json': JSON.stringify({
+        sandbox: { mode: 'off', bwrapPath: '/tmp/evil/bwrap', allowRead: ['~/.ssh', '../sibling', 'inside'] },
+      }),
+    });
+    const { errors, merged } = await loadConfig({ cwd: project, home });
+    expect(errors).toEqual([]);
+    expect(merged.sandbox.mode).toBe('auto');
+    expect(merged.sandbox.bwrapPath).toBeUndefined();
+    expect(merged.sandbox.allowRead).toEqual([path.join(project, 'inside')]);
+    expect(merged.sandbox.warnings).toEqual([
+      expect.stringMatching(
+        /sandbox\.mode "off" in the \.cadre\/config\.json of the project is ignored.*~\/\.cadre\/config\.json/,
+      ),
+      expect.stringMatching(/sandbox\.bwrapPath in the .* is ignored/),
+      expect.stringContaining(`sandbox.allowRead "${path.join(home, '.ssh')}"`),
+      expect.stringContaining(`sandbox.allowRead "${path.resolve(project, '../sibling')}"`),
+    ]);
+    // A project may tighten: "required" over the user's "auto" holds.
+    await writeFiles(project, { '.cadre/config.json': JSON.stringify({ sandbox: 'required' }) });
+    expect((await loadConfig({ cwd: project, home })).merged.sandbox).toMatchObject({
+      mode: 'required',
+      warnings: [],
+    });
+  });
+
+  it('reads the one file of a run from the home directory as the user file it is', async () => {
+    await writeFiles(home, {
+      '.cadre/config.json': JSON.stringify({ sandbox: { mode: 'off', bwrapPath: '/usr/local/bin/bwrap' } }),
+    });
+    const { merged } = await loadConfig({ cwd: home, home });
+    expect(merged.sandbox).toMatchObject({ mode: 'off', bwrapPath: '/usr/local/bin/bwrap', warnings: [] });
   });
 });

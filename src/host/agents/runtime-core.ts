@@ -17,6 +17,7 @@ import { effectHandlers } from '../capabilities/fs-handlers.js';
 import { mcpCallHandler } from '../capabilities/mcp/call-handler.js';
 import type { McpRuntime } from '../capabilities/mcp/mcp-runtime.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
+import type { SandboxGate } from '../capabilities/sandbox/gate.js';
 import type { CadreConfig } from '../config.js';
 import type { Executor } from '../pool/executor.js';
 import type { Scheduler } from '../pool/scheduler.js';
@@ -75,6 +76,8 @@ export class RuntimeCore {
     readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
     /** The MCP servers of this runtime, shared by all its runs. */
     readonly mcp: McpRuntime,
+    /** The command sandbox: its settings, the probe, and what the user is told. */
+    readonly sandbox: SandboxGate,
   ) {
     this.currentRegistry = registry;
     this.byName = new Map(registry.agents.map((a) => [a.name, a]));
@@ -229,7 +232,7 @@ export class RuntimeCore {
       rules: this.rules,
       records: this.records,
       protect: this.config.sandbox.protect,
-      sandbox: this.config.sandbox.mode,
+      sandbox: this.sandbox,
       approvals: this.approvals,
       audit: this.audit,
       signal: ctx.signal,

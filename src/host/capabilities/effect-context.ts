@@ -16,6 +16,7 @@ import type { JudgeContext } from './fs/judge-read-sync.js';
 import { decide } from './policy.js';
 import type { PolicyDecision, PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
+import type { SandboxGate } from './sandbox/gate.js';
 
 /** Who is calling, under which rules, and where its approvals, records and reports go. */
 export interface EffectContext {
@@ -34,7 +35,8 @@ export interface EffectContext {
   records: readonly string[];
   /** Protected paths added by config (`sandbox.protect`), on top of the built-in list. */
   protect: readonly string[];
-  sandbox: 'auto' | 'required' | 'off';
+  /** The command sandbox: its settings, the probe, and what the user is told. */
+  sandbox: SandboxGate;
   approvals: ApprovalBroker;
   audit: AuditLog | undefined;
   /** Aborts when the run ends: a pending approval is then denied, in-flight effects stopped. */

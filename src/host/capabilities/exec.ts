@@ -1,9 +1,10 @@
-// Runs one shell command for the Bash tool: `bash -c` in the project, under bubblewrap when it
-// works here, with a timeout, an output cap, and a kill that reaches every process it started.
+// Runs one shell command for the Bash tool: `bash -c` in the project, inside the sandbox (see
+// ./sandbox/), with a timeout, an output cap, and a kill that reaches every process it started.
+// No sandbox, no command: only `sandbox: "off"` runs a command without one.
 //
 // Environment: commands get a minimal one (PATH, HOME, LANG, TERM=dumb, plus what the caller
 // passes in `env`), never the host's: API keys and tokens in the host's environment (such as
-// ANTHROPIC_API_KEY) must not reach a command a model wrote. HOME is the sandbox's private /tmp,
+// ANTHROPIC_API_KEY) must not reach a command a model wrote. HOME is the sandbox's private home,
 // or a fresh temp directory (removed afterwards) when unsandboxed.
 import { spawn } from 'node:child_process';
 import { mkdtemp, realpath, rm, stat } from 'node:fs/promises';
@@ -11,7 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ExecRunResult } from '../../shared/capabilities.js';
 import { CadreError } from '../../shared/errors.js';
-import { bwrapArgs, existingDirs, probeSandbox, type SandboxStatus } from './sandbox.js';
+import { OutputCap } from './output-cap.js';
+import {
+  prepareSandboxed,
+  probeSandbox,
+  requiredShortfall,
+  unavailableMessage,
+  type SandboxRequest,
+  type SandboxStatus,
+} from './sandbox.js';
 
 /** Default and maximum command timeouts (the Bash tool's). */
 export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
@@ -20,6 +29,11 @@ export const MAX_EXEC_TIMEOUT_MS = 600_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** Grace between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
+
+export { OutputCap } from './output-cap.js';
+
+/** What the sandbox is built from besides the command and its directories (all optional). */
+export type SandboxInputs = Partial<Omit<SandboxRequest, 'projectDir' | 'cwd' | 'pathVar'>>;
 
 /** Options of `runCommand`. */
 export interface RunCommandOptions {
@@ -32,69 +46,23 @@ export interface RunCommandOptions {
   timeoutMs?: number;
   /** Cap per stream (default 1 MiB). */
   maxOutputBytes?: number;
-  /** `auto`: sandbox when available; `required`: refuse without one; `off`: never (the caller warns). */
+  /**
+   * `auto`: the best sandbox here, and no command without one; `required`: also refuse unless every
+   * limit is enforced (the process cap); `off`: never sandboxed (the caller warns).
+   */
   sandbox: 'auto' | 'required' | 'off';
   /** Extra variables on top of the minimal environment. */
   env?: Record<string, string>;
   /** Aborting kills the command's process group and rejects with `cancelled`. */
   signal?: AbortSignal;
-  /** A probe result to use instead of probing (the runtime probes once at start). */
+  /** A probe result to use instead of probing (the runtime probes once per process). */
   sandboxStatus?: SandboxStatus;
-  /** More directories the sandbox leaves writable. */
-  extraWritable?: readonly string[];
+  /** `sandbox.bwrapPath` from the user's config, for the probe. */
+  bwrapPath?: string;
+  /** What the command may see: home, readable directories, hidden and protected paths, rules. */
+  sandboxInputs?: SandboxInputs;
   /** Grace between SIGTERM and SIGKILL (default 2,000 ms). */
   killGraceMs?: number;
-  /** Directories the sandbox replaces with an empty tmpfs (e.g. ~/.ssh); missing ones are ignored. */
-  hidden?: readonly string[];
-}
-
-/** Keeps the first and last halves of a stream past its cap, counting what was dropped. */
-export class OutputCap {
-  private readonly head: Buffer[] = [];
-  private readonly tail: Buffer[] = [];
-  private headBytes = 0;
-  private tailBytes = 0;
-  /** Bytes seen in total. */
-  total = 0;
-
-  constructor(private readonly max: number) {}
-
-  push(chunk: Buffer): void {
-    this.total += chunk.length;
-    const headRoom = Math.ceil(this.max / 2) - this.headBytes;
-    if (headRoom > 0) {
-      this.head.push(chunk.subarray(0, headRoom));
-      this.headBytes += Math.min(headRoom, chunk.length);
-      chunk = chunk.subarray(headRoom);
-      if (chunk.length === 0) return;
-    }
-    this.tail.push(chunk);
-    this.tailBytes += chunk.length;
-    const tailCap = this.max - Math.ceil(this.max / 2);
-    while (this.tailBytes > tailCap && this.tail.length > 0) {
-      const first = this.tail[0] as Buffer;
-      const excess = this.tailBytes - tailCap;
-      if (first.length <= excess) {
-        this.tail.shift();
-        this.tailBytes -= first.length;
-      } else {
-        this.tail[0] = first.subarray(excess);
-        this.tailBytes -= excess;
-      }
-    }
-  }
-
-  get truncated(): boolean {
-    return this.total > this.max;
-  }
-
-  toString(): string {
-    const head = Buffer.concat(this.head).toString('utf8');
-    const tail = Buffer.concat(this.tail).toString('utf8');
-    if (!this.truncated) return head + tail;
-    const omitted = this.total - this.headBytes - this.tailBytes;
-    return `${head}\n[... ${omitted} bytes of output omitted ...]\n${tail}`;
-  }
 }
 
 /** The whole environment a command sees. */
@@ -146,55 +114,83 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+/** The sandbox status a command must run under; throws `sandbox_unavailable` when there is none. */
+async function sandboxFor(options: RunCommandOptions): Promise<SandboxStatus> {
+  const status =
+    options.sandboxStatus ??
+    (await probeSandbox(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}));
+  if (!status.available)
+    throw new CadreError('sandbox_unavailable', unavailableMessage(status), { detail: status.detail });
+  const shortfall = options.sandbox === 'required' ? requiredShortfall(status) : undefined;
+  if (shortfall !== undefined)
+    throw new CadreError(
+      'sandbox_unavailable',
+      `"sandbox": "required" runs commands only with every limit enforced, and here ${shortfall}; use "auto" to run them anyway`,
+      { detail: shortfall },
+    );
+  return status;
+}
+
 /**
  * Runs `bash -c command`. Resolves with exit code or signal, both outputs (capped), and which
  * sandbox was in force; a timeout is a result (`timedOut: true`), not an error. Rejects with
- * `sandbox_unavailable` (`required` without a working sandbox), `cancelled` (aborted; the process
- * group is dead by then), `not_found` (no such cwd) or `io_error` (spawn failed).
+ * `sandbox_unavailable` (no working sandbox and the mode is not `off`), `cancelled` (aborted; the
+ * process group is dead by then), `not_found` (no such cwd) or `io_error` (spawn failed).
  */
 export async function runCommand(options: RunCommandOptions): Promise<ExecRunResult> {
   const { signal } = options;
   if (signal?.aborted) throw new CadreError('cancelled', 'the command was cancelled before it started');
   const cwd = await realDir(options.cwd);
   const projectDir = options.projectDir === undefined ? cwd : await realDir(options.projectDir);
-  let status: SandboxStatus | undefined;
-  if (options.sandbox !== 'off') {
-    status = options.sandboxStatus ?? (await probeSandbox());
-    if (!status.available && options.sandbox === 'required') {
-      throw new CadreError(
-        'sandbox_unavailable',
-        `the sandbox is required but unavailable: ${status.detail}`,
-        {
-          detail: status.detail,
-        },
+  if (options.sandbox === 'off') {
+    const home = await mkdtemp(path.join(os.tmpdir(), 'cadre-home-'));
+    try {
+      return await supervise(
+        'bash',
+        ['-c', options.command],
+        cwd,
+        commandEnv(home, options.env),
+        options,
+        'none',
       );
+    } finally {
+      await rm(home, { recursive: true, force: true }).catch(() => undefined);
     }
   }
-  const sandboxed = status?.available === true && status.bwrapPath !== undefined;
-  const home = sandboxed ? '/tmp' : await mkdtemp(path.join(os.tmpdir(), 'cadre-home-'));
+  const status = await sandboxFor(options);
+  const inputs = options.sandboxInputs ?? {};
+  const env = commandEnv('/', options.env);
+  const prepared = await prepareSandboxed(
+    status,
+    {
+      projectDir,
+      cwd,
+      home: inputs.home,
+      pathVar: env.PATH ?? '',
+      extraRoots: inputs.extraRoots ?? [],
+      allowRead: inputs.allowRead ?? [],
+      denyRead: inputs.denyRead ?? [],
+      protect: inputs.protect ?? [],
+      rules: inputs.rules ?? {},
+    },
+    options.command,
+  );
+  let result: ExecRunResult;
   try {
-    const env = commandEnv(home, options.env);
-    const [file, args] = sandboxed
-      ? [
-          status?.bwrapPath as string,
-          [
-            ...bwrapArgs({
-              projectDir,
-              cwd,
-              extraWritable: options.extraWritable ?? [],
-              hidden: await existingDirs(options.hidden ?? []),
-            }),
-            '--',
-            'bash',
-            '-c',
-            options.command,
-          ],
-        ]
-      : ['bash', ['-c', options.command]];
-    return await supervise(file, args, cwd, env, options, sandboxed ? 'bwrap' : 'none');
-  } finally {
-    if (!sandboxed) await rm(home, { recursive: true, force: true }).catch(() => undefined);
+    result = await supervise(
+      prepared.file,
+      prepared.args,
+      cwd,
+      { ...env, HOME: prepared.home },
+      options,
+      status.mode,
+    );
+  } catch (error) {
+    await prepared.cleanup();
+    throw error;
   }
+  const notices = await prepared.cleanup();
+  return notices.length > 0 ? { ...result, notices } : result;
 }
 
 /** Spawns in a new process group and owns its whole life: output, timeout, abort, cleanup. */
@@ -238,6 +234,8 @@ function supervise(
       escalate();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // Aborted while the sandbox was being prepared: the listener above will never fire.
+    if (options.signal?.aborted) onAbort();
 
     const settle = (): boolean => {
       if (settled) return false;

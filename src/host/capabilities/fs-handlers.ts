@@ -3,6 +3,7 @@
 // then perform the effect (effect-context.ts holds that one path; file-facts.ts what a path alone
 // does not tell).
 import type { Capabilities } from '../../shared/capabilities.js';
+import { CadreError } from '../../shared/errors.js';
 import { detailOf, writePreview } from '../approvals/preview.js';
 import { audited, authorize, judgeContext, parseRequest, type EffectContext } from './effect-context.js';
 import { runCommand } from './exec.js';
@@ -188,6 +189,13 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
       String((raw as { command?: unknown })?.command ?? '').slice(0, 200),
       async (call) => {
         const req = parseRequest('exec.run', raw);
+        const settings = ctx.sandbox.settings;
+        // "No prompts" never means "no sandbox": bypassPermissions runs commands only inside one.
+        if (settings.mode === 'off' && ctx.mode === 'bypassPermissions')
+          throw new CadreError(
+            'permission_denied',
+            'bypassPermissions runs commands only inside the sandbox, and "sandbox" is "off" in config; use another permission mode, or turn the sandbox back on',
+          );
         // Loaded at the first command of the process, not at start-up (most runs never need it).
         await loadShellGrammar();
         const reason = await authorize(
@@ -201,14 +209,30 @@ export function effectHandlers(ctx: EffectContext): Partial<Capabilities> {
             detail: () => detailOf(req),
           },
         );
-        const value = await runCommand({
-          command: req.command,
-          cwd: ctx.projectDir,
-          sandbox: ctx.sandbox,
-          signal: ctx.signal,
-          ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
-        });
-        return { value, reason };
+        try {
+          const value = await runCommand({
+            command: req.command,
+            cwd: ctx.projectDir,
+            sandbox: settings.mode,
+            signal: ctx.signal,
+            ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
+            ...(settings.mode !== 'off' ? { sandboxStatus: await ctx.sandbox.status() } : {}),
+            sandboxInputs: {
+              home: ctx.homeDir,
+              extraRoots: ctx.extraRoots,
+              allowRead: settings.allowRead,
+              denyRead: [...settings.denyRead, ...ctx.sandbox.records],
+              protect: settings.protect,
+              rules: ctx.rules,
+            },
+          });
+          if (value.notices !== undefined) ctx.sandbox.notices(ctx.agentId, value.notices);
+          return { value, reason };
+        } catch (error) {
+          if (error instanceof CadreError && error.code === 'sandbox_unavailable')
+            ctx.sandbox.refused(ctx.agentId, error.message);
+          throw error;
+        }
       },
     );
   return {

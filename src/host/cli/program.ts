@@ -6,6 +6,7 @@ import { registerAgentsCommand } from './commands/agents.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerBatchCommand } from './commands/batch.js';
 import { registerChatCommand } from './commands/chat.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import { registerExploreCommand } from './commands/explore.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerRunCommand } from './commands/run.js';
@@ -27,6 +28,7 @@ export const COMMANDS: CommandRegistrar[] = [
   registerMcpCommand,
   registerTranscripts,
   registerAuditCommand,
+  registerDoctorCommand,
 ];
 
 /** The exit status for usage errors (unknown flag, unknown command, bad flag value). */

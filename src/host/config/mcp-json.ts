@@ -2,7 +2,7 @@
 // A file that is not JSON (or not that shape) is a config error like any other; one server entry
 // cadre cannot read only makes that server unusable, with a message naming it and its field,
 // because the file is shared with Claude Code and may carry settings cadre does not have.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type * as z from 'zod';
 import type { RegistryIssue } from '../../shared/agent-definition.js';
@@ -27,6 +27,9 @@ export async function readMcpJson(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { errors: [] };
+    // An empty directory is what the command sandbox holds a missing protected path with (left
+    // behind when cadre was killed outright): no servers, as for a missing file.
+    if (code === 'EISDIR' && (await readdir(file).catch(() => ['?'])).length === 0) return { errors: [] };
     return { errors: [{ path: file, message: `cannot read: ${(error as Error).message}` }] };
   }
   return parseMcpJson(file, text);

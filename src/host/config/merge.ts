@@ -109,10 +109,15 @@ export interface McpJsonServers {
   servers: Record<string, { config: McpServerConfig } | { error: string }>;
 }
 
-/** The merged `sandbox` block: lists add up across the two files, paths are absolute. */
+/**
+ * The merged `sandbox` block: lists add up across the two files, paths are absolute. A project's
+ * file is as untrusted as a model's output (a cloned repository wrote it), so it can only tighten
+ * the sandbox: its `"off"`, its `bwrapPath` and its `allowRead` outside the project are ignored,
+ * and `warnings` says so.
+ */
 export interface SandboxSettings {
   mode: SandboxMode;
-  /** The configured bwrap executable (absolute), if any. */
+  /** The bwrap executable (absolute) named in the user's config, if any. */
   bwrapPath?: string;
   /** Absolute paths commands may also read. */
   allowRead: string[];
@@ -120,6 +125,8 @@ export interface SandboxSettings {
   denyRead: string[];
   /** Project-relative paths added to the protected list. */
   protect: string[];
+  /** What of the project's `sandbox` block was ignored, and why: printed on every run. */
+  warnings: string[];
 }
 
 /** Defaults for every field that has one. */
@@ -180,7 +187,7 @@ export function mergeConfig(
         ...(user.permissions?.additionalDirectories ?? []).map(resolveUser),
       ]),
     },
-    sandbox: mergeSandbox(user.sandbox, project.sandbox, resolveUser, resolveProject),
+    sandbox: mergeSandbox(user.sandbox, project.sandbox, resolveUser, resolveProject, bases.cwd),
     models: { ...user.models, ...project.models },
     providers: { ...user.providers, ...project.providers },
     concurrency: project.concurrency ?? user.concurrency ?? CONFIG_DEFAULTS.concurrency,
@@ -216,22 +223,50 @@ export function mergeConfig(
   return merged;
 }
 
+/** How strict a mode is: a project may move the mode up this scale, never down. */
+const STRICTNESS: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
+
 function mergeSandbox(
   user: SandboxConfig | undefined,
   project: SandboxConfig | undefined,
   resolveUser: (p: string) => string,
   resolveProject: (p: string) => string,
+  projectDir: string,
 ): SandboxSettings {
-  const paths = (key: 'allowRead' | 'denyRead') =>
-    unique([...(project?.[key] ?? []).map(resolveProject), ...(user?.[key] ?? []).map(resolveUser)]);
+  const warnings: string[] = [];
+  const where = '.cadre/config.json of the project';
+  const userMode = user?.mode ?? CONFIG_DEFAULTS.sandbox;
+  let mode: SandboxMode = userMode;
+  if (project?.mode !== undefined) {
+    if (STRICTNESS[project.mode] >= STRICTNESS[userMode]) mode = project.mode;
+    else
+      warnings.push(
+        `sandbox.mode "${project.mode}" in the ${where} is ignored: a project cannot loosen the sandbox (it stays "${userMode}"); to turn it off, set "sandbox": "off" in ~/.cadre/config.json`,
+      );
+  }
+  if (project?.bwrapPath !== undefined)
+    warnings.push(
+      `sandbox.bwrapPath in the ${where} is ignored: the sandbox program is taken only from system directories or ~/.cadre/config.json`,
+    );
+  const projectAllow = (project?.allowRead ?? []).map(resolveProject);
+  for (const p of projectAllow.filter((p) => !isInside(p, projectDir)))
+    warnings.push(
+      `sandbox.allowRead "${p}" in the ${where} is ignored: a project can widen what commands read only in ~/.cadre/config.json`,
+    );
   const settings: SandboxSettings = {
-    mode: project?.mode ?? user?.mode ?? CONFIG_DEFAULTS.sandbox,
-    allowRead: paths('allowRead'),
-    denyRead: paths('denyRead'),
+    mode,
+    allowRead: unique([
+      ...projectAllow.filter((p) => isInside(p, projectDir)),
+      ...(user?.allowRead ?? []).map(resolveUser),
+    ]),
+    denyRead: unique([
+      ...(project?.denyRead ?? []).map(resolveProject),
+      ...(user?.denyRead ?? []).map(resolveUser),
+    ]),
     protect: unique([...(project?.protect ?? []), ...(user?.protect ?? [])]),
+    warnings,
   };
-  const bwrapPath = project?.bwrapPath ?? user?.bwrapPath;
-  if (bwrapPath !== undefined) settings.bwrapPath = bwrapPath;
+  if (user?.bwrapPath !== undefined) settings.bwrapPath = user.bwrapPath;
   return settings;
 }
 
@@ -282,6 +317,11 @@ function mergeMcpServers(
   for (const [name, config] of Object.entries(project ?? {}))
     out[name] = { name, config, scope: 'project', origin: projectFile };
   return out;
+}
+
+function isInside(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === '' || (rel !== '..' && !rel.startsWith('../') && !path.isAbsolute(rel));
 }
 
 function resolvePath(p: string, base: string, home: string): string {

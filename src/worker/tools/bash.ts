@@ -19,11 +19,14 @@ Usage:
 - Prefer the dedicated tools over shell equivalents: Glob instead of find or ls -R, Grep instead of grep or rg, Read instead of cat, head or tail, Edit and Write instead of sed, awk or echo redirection.
 - Give a short description (5-10 words) of what the command does.
 - Commands may need approval, depending on the permission mode and rules; a refusal says which mode or rule would allow it.
-- Where bubblewrap works, commands run sandboxed: no network, read-only filesystem except the project and a private /tmp. The result says which sandbox was in force.`;
+- Commands run in a sandbox: no network, no other processes, only system directories, the project and a few tool directories visible, and only the project (minus .git/hooks, .git/config, .vscode, .cadre and other protected paths), a private /tmp and a private home writable. Secret files (.env, keys, credentials) read as empty. The result says which sandbox was in force.`;
 
+const CONFINED =
+  'no network; only the project (not its protected paths), a private /tmp and home writable; secrets hidden';
 const SANDBOX_NOTE: Record<ExecRunResult['sandbox'], string> = {
-  bwrap: '[sandbox: bubblewrap — no network, only the project and a private /tmp writable]',
-  none: '[sandbox: none — the command ran without isolation]',
+  bwrap: `[sandbox: bubblewrap — ${CONFINED}]`,
+  unshare: `[sandbox: unshare — ${CONFINED}]`,
+  none: '[sandbox: none — "sandbox": "off" in config: the command ran without isolation]',
 };
 
 /** The model-facing text of a finished command. */
@@ -38,6 +41,7 @@ export function formatExecResult(result: ExecRunResult, timeoutMs: number): stri
   if (result.timedOut) parts.push(`Command timed out after ${timeoutMs} ms and was killed.`);
   else if (result.signal !== null) parts.push(`Command was killed by signal ${result.signal}.`);
   parts.push(`Exit code: ${result.exitCode ?? 'none'}`);
+  for (const notice of result.notices ?? []) parts.push(`[${notice}]`);
   parts.push(SANDBOX_NOTE[result.sandbox]);
   return parts.join('\n');
 }

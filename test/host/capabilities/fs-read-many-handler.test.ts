@@ -8,6 +8,7 @@ import { ApprovalBroker } from '../../../src/host/approvals/broker.js';
 import { nonInteractiveResolver } from '../../../src/host/approvals/resolvers.js';
 import { effectHandlers, type EffectContext } from '../../../src/host/capabilities/fs-handlers.js';
 import type { PolicyRules } from '../../../src/host/capabilities/policy.js';
+import { SandboxGate } from '../../../src/host/capabilities/sandbox/gate.js';
 
 let base: string;
 let project: string;
@@ -36,7 +37,10 @@ function readMany(rules: PolicyRules = {}) {
     rules,
     records: [],
     protect: [],
-    sandbox: 'off',
+    sandbox: new SandboxGate(
+      { mode: 'off', allowRead: [], denyRead: [], protect: [], warnings: [] },
+      () => undefined,
+    ),
     approvals: new ApprovalBroker(nonInteractiveResolver()),
     audit: undefined,
     signal: new AbortController().signal,

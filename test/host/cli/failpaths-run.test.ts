@@ -38,8 +38,10 @@ beforeAll(async () => {
       if (prompt.includes('take your time')) return textReply('late', { latencyMs: 30_000 });
       const sleep = /run sleep ([\d.]+)( ignoring TERM)?/.exec(prompt);
       if (sleep !== null && turn === 0) {
-        const trap = sleep[2] ? "trap '' TERM; " : '';
-        return toolUseReply([{ name: 'Bash', input: { command: `${trap}sleep ${sleep[1]} && echo woke` } }]);
+        // A command that ignores TERM runs a script the test wrote (an allow rule names it: a trap's
+        // action is code, which the shell policy never allows by a rule on `trap`).
+        const command = sleep[2] ? `sh ignore-term.sh ${sleep[1]}` : `sleep ${sleep[1]} && echo woke`;
+        return toolUseReply([{ name: 'Bash', input: { command } }]);
       }
       if (prompt.includes('change things') && turn === 0)
         return toolUseReply([
@@ -148,7 +150,10 @@ describe('stop signals', () => {
     it(`${signal} during a command${ignoring} (sandbox ${sandbox}): cancelled, transcript closed, no process left, exit ${code}`, async () => {
       const dir = path.join(project.dir, `sig-${duration}`);
       await mkdir(path.join(dir, '.cadre'), { recursive: true });
-      await writeFile(path.join(dir, '.cadre', 'config.json'), JSON.stringify({ sandbox }));
+      // bypassPermissions runs no command with the sandbox off: the command is allowed by rules.
+      const permissions = { allow: ['Bash(sleep:*)', 'Bash(echo:*)', 'Bash(sh ignore-term.sh:*)'] };
+      await writeFile(path.join(dir, 'ignore-term.sh'), `trap '' TERM\nsleep "$1" && echo woke\n`);
+      await writeFile(path.join(dir, '.cadre', 'config.json'), JSON.stringify({ sandbox, permissions }));
       const run = startCli(
         [
           'run',
@@ -156,7 +161,7 @@ describe('stop signals', () => {
           `run sleep ${duration}${ignoring}`,
           '--json',
           '--permission-mode',
-          'bypassPermissions',
+          sandbox === 'off' ? 'default' : 'bypassPermissions',
           '--agents',
           agents,
           '--cwd',

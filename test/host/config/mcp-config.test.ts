@@ -1,5 +1,6 @@
 // MCP server configuration as users write it: `.mcp.json`, `mcpServers` in the config files and in
 // agent front matter, with errors that name the file, the server and the field.
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfigText } from '../../../src/host/config.js';
@@ -18,6 +19,18 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+describe('.mcp.json that is a directory', () => {
+  it('an empty one (a sandbox placeholder a killed cadre left) is no servers; one with files is an error', async () => {
+    await mkdir(path.join(project, '.mcp.json'));
+    const empty = await loadConfig({ cwd: project, home });
+    expect(empty.errors).toEqual([]);
+    expect(empty.merged.mcpServers).toEqual({});
+    await writeFile(path.join(project, '.mcp.json', 'x'), '{}');
+    const full = await loadConfig({ cwd: project, home });
+    expect(full.errors[0]?.message).toMatch(/cannot read: EISDIR/);
+  });
 });
 
 describe('mcpServers in config files', () => {

@@ -26,7 +26,7 @@ describe('Bash', () => {
     const result = await bashTool.run({ command: 'echo hello', description: 'Say hello' }, project.context());
     expect(result).toEqual({
       content:
-        'hello\nExit code: 0\n[sandbox: bubblewrap — no network, only the project and a private /tmp writable]',
+        'hello\nExit code: 0\n[sandbox: bubblewrap — no network; only the project (not its protected paths), a private /tmp and home writable; secrets hidden]',
       isError: false,
     });
     expect(project.calls[0]?.request).toEqual({
@@ -41,9 +41,22 @@ describe('Bash', () => {
     const result = await bashTool.run({ command: 'false', timeout: 5000 }, project.context());
     expect(result.isError).toBe(false);
     expect(result.content).toBe(
-      'partial\n[stderr]\nboom\nExit code: 2\n[sandbox: none — the command ran without isolation]',
+      'partial\n[stderr]\nboom\nExit code: 2\n[sandbox: none — "sandbox": "off" in config: the command ran without isolation]',
     );
     expect(project.calls[0]?.request).toMatchObject({ timeoutMs: 5000 });
+  });
+
+  it('names the unshare backend and shows what the sandbox had to do afterwards', async () => {
+    const project = projectWith({
+      stdout: 'ok\n',
+      sandbox: 'unshare',
+      notices: ['.vscode appeared in the project while a command ran with it protected; it was moved aside'],
+    });
+    const result = await bashTool.run({ command: 'true' }, project.context());
+    expect(result.content).toBe(
+      'ok\nExit code: 0\n[.vscode appeared in the project while a command ran with it protected; it was moved aside]\n' +
+        '[sandbox: unshare — no network; only the project (not its protected paths), a private /tmp and home writable; secrets hidden]',
+    );
   });
 
   it('marks a timed-out command as an error and says so, with no output', async () => {

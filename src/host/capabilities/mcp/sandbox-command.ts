@@ -8,7 +8,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
 import { commandEnv } from '../exec.js';
-import { bwrapArgs, probeSandbox, type SandboxStatus } from '../sandbox.js';
+import { probeSandbox, type SandboxStatus } from '../sandbox.js';
+import { credentialsUnder } from '../sandbox/home.js';
 import type { ServerCommand } from './server-process.js';
 import type { StdioTarget } from './server-spec.js';
 
@@ -69,8 +70,7 @@ export async function sandboxedServerCommand(
     };
   }
   const args = [
-    // bwrapArgs leaves its first directory writable: here that is the server's state directory.
-    ...bwrapArgs({ projectDir: options.stateDir, cwd: target.cwd }),
+    ...(await serverBwrapArgs(options.stateDir, target.cwd, options.home)),
     // Mounted after the private /tmp, so a project under /tmp stays visible, read-only; then the
     // directories the configuration makes writable, which may lie inside the project.
     '--ro-bind',
@@ -102,4 +102,34 @@ function programDirsUnderTmp(target: StdioTarget): string[] {
     if (existsSync(arg)) dirs.add(dir);
   }
   return [...dirs];
+}
+
+/**
+ * bwrap arguments (before the mounts of the project and the configured directories) for a server:
+ * fresh namespaces (`--unshare-all`: no network unless `--share-net` follows), no capabilities
+ * (also when cadre runs as root), killed with cadre, a new session, the host's root read-only with
+ * the home's credential stores hidden (cadre's own data included), fresh /dev and /proc, a private
+ * /tmp, and only the server's state directory writable.
+ */
+async function serverBwrapArgs(stateDir: string, cwd: string, home: string): Promise<string[]> {
+  const args = [
+    '--unshare-all',
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+    '--new-session',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+  ];
+  for (const hidden of await credentialsUnder('/', home))
+    args.push(...(hidden.dir ? ['--tmpfs', hidden.path] : ['--ro-bind', '/dev/null', hidden.path]));
+  args.push('--bind', stateDir, stateDir, '--chdir', cwd);
+  return args;
 }

@@ -11,6 +11,13 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.git/hooks',
   '.git/config',
   '.git/info',
+  // Submodules' and linked worktrees' own hooks and config, and per-worktree config: git runs
+  // them on the host as it runs .git/hooks.
+  '.git/modules',
+  '.git/worktrees',
+  '.git/config.worktree',
+  // Names another directory whose config and hooks git then uses instead of .git's own.
+  '.git/commondir',
   '.gitmodules',
   '.husky',
   '.vscode',
@@ -30,6 +37,13 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.zshenv',
   '.zprofile',
   '.zlogin',
+  // Package-manager and editor configuration that runs code on the next `npm`/`yarn`/`pnpm` command
+  // (node-options, yarnPath, pnpmfile hooks) or when the folder is opened (devcontainer commands).
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pnpmfile.cjs',
+  '.devcontainer',
 ];
 
 /** The protected list with user additions (config `sandbox.protect`), normalised and deduplicated. */

@@ -104,6 +104,7 @@ export async function runtimeFromFlags(
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
     ...(approvals ? { approvals } : {}),
+    onWarning: (message) => ctx.io.stderr(`cadre: warning: ${message}\n`),
     // Only for cadre's own tests: lets a `fault:<kind>` prompt make its worker fail on purpose.
     ...(ctx.env.CADRE_FAULT_INJECTION === '1' ? { allowFaultInjection: true } : {}),
   });

@@ -13,6 +13,7 @@ import type { McpConnection } from '../../../../src/host/capabilities/mcp/connec
 import { mcpCallHandler } from '../../../../src/host/capabilities/mcp/call-handler.js';
 import type { RunMcpTool } from '../../../../src/host/capabilities/mcp/run-mcp-tools.js';
 import type { PermissionMode } from '../../../../src/shared/task.js';
+import { SandboxGate } from '../../../../src/host/capabilities/sandbox/gate.js';
 
 function handler(
   options: {
@@ -40,7 +41,10 @@ function handler(
       rules: {},
       records: [],
       protect: [],
-      sandbox: 'auto',
+      sandbox: new SandboxGate(
+        { mode: 'auto', allowRead: [], denyRead: [], protect: [], warnings: [] },
+        () => undefined,
+      ),
       approvals: options.approvals ?? new ApprovalBroker(nonInteractiveResolver()),
       audit,
       signal: new AbortController().signal,

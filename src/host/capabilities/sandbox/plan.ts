@@ -1,0 +1,162 @@
+// Builds one command's sandbox file system as a list of mounts both backends apply in order. What a
+// command can read is an allowlist: the system directories, the project, the home toolchains and
+// configuration found by probing, `permissions.additionalDirectories` and `sandbox.allowRead`. Only
+// the project is writable, and in it the protected paths are not; a private /tmp and home directory
+// are size-capped tmpfs. Hidden paths are mounted over last, so they are hidden wherever they are.
+import { readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { protectedPaths } from '../policy/protected-paths.js';
+import { isUnder } from '../policy/path-match.js';
+import { projectHooksPath } from './git-hooks.js';
+import { collectHidden, type HideContext } from './hide.js';
+import { homeEntries, isCredential } from './home.js';
+import { protectProject, type Protection } from './protect.js';
+import type { SystemView } from './system-view.js';
+import type { TreeScanner } from './tree-scan.js';
+import { SANDBOX_LIMITS, type MountOp, type SandboxPlan } from './types.js';
+
+/** What one command's sandbox is built from. */
+export interface PlanRequest {
+  /** The project (real path): the one writable directory. */
+  projectDir: string;
+  /** Where the command starts (real path, inside the project). */
+  cwd: string;
+  /** The host home directory, if there is one. */
+  home: string | undefined;
+  /** The PATH commands get (its directories in the home are bound). */
+  pathVar: string;
+  /** `permissions.additionalDirectories` (absolute): readable. */
+  extraRoots: readonly string[];
+  /** `sandbox.allowRead` (absolute): readable. */
+  allowRead: readonly string[];
+  /** `sandbox.denyRead` (absolute): hidden. */
+  denyRead: readonly string[];
+  /** `sandbox.protect` (project-relative): read-only. */
+  protect: readonly string[];
+  rules: HideContext['rules'];
+}
+
+/** A plan and the protection to release once the command has ended. */
+export interface PlannedSandbox {
+  plan: SandboxPlan;
+  protection: Protection;
+}
+
+/** Existing directories or files of `paths`, by real path, outside the project. */
+async function readableRoots(paths: readonly string[], projectDir: string): Promise<string[]> {
+  const out = await Promise.all(
+    paths.map(async (p) => {
+      const real = await realpath(p).catch(() => undefined);
+      const st = real === undefined ? undefined : await stat(real).catch(() => undefined);
+      if (real === undefined || st === undefined || real === '/' || isUnder(real, projectDir))
+        return undefined;
+      return real;
+    }),
+  );
+  return [...new Set(out.filter((p): p is string => p !== undefined))];
+}
+
+/**
+ * A linked worktree's `.git` is a file pointing into the main repository, outside the project:
+ * its git directory and common directory are made readable (not writable), so `git status`, `log`
+ * and `diff` work in the sandbox.
+ */
+async function gitPointerDirs(projectDir: string): Promise<string[]> {
+  const text = await readFile(path.join(projectDir, '.git'), 'utf8').catch(() => undefined);
+  const target = /^gitdir: (.+)$/m.exec(text ?? '')?.[1]?.trim();
+  if (target === undefined) return [];
+  const gitdir = path.resolve(projectDir, target);
+  const common = await readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => undefined);
+  return common === undefined ? [gitdir] : [gitdir, path.resolve(gitdir, common.trim())];
+}
+
+/** The home directory inside: the host's, unless it is missing, `/`, `/tmp` or inside a system directory. */
+function insideHome(home: string | undefined, system: SystemView): string | undefined {
+  if (home === undefined || !path.isAbsolute(home) || home === '/') return undefined;
+  if (home === '/tmp' || system.roots.some((r) => isUnder(home, r.path))) return undefined;
+  return home;
+}
+
+const depth = (p: string) => p.split('/').length;
+
+/**
+ * Plans the sandbox of one command. Placeholders for missing protected paths are created here;
+ * the caller must `protection.release()` when the command has ended (or failed to start).
+ */
+export async function planSandbox(
+  req: PlanRequest,
+  system: SystemView,
+  scanner: TreeScanner,
+): Promise<PlannedSandbox> {
+  const home = insideHome(req.home, system);
+  const readable = await readableRoots(
+    [...req.extraRoots, ...req.allowRead, ...(await gitPointerDirs(req.projectDir))],
+    req.projectDir,
+  );
+  const toolchains = home === undefined ? [] : await homeEntries(home, req.pathVar);
+  const base: MountOp[] = [];
+  for (const root of system.roots)
+    base.push(
+      root.kind === 'dir'
+        ? { kind: 'ro-bind', source: root.path, target: root.path }
+        : { kind: 'symlink', linkTarget: root.target, target: root.path },
+    );
+  base.push(
+    { kind: 'dev' },
+    { kind: 'proc' },
+    { kind: 'tmpfs', target: '/tmp', sizeBytes: SANDBOX_LIMITS.tmpBytes },
+  );
+  // Views go shallowest first, so a wider one never covers a narrower one mounted before it; at
+  // the same depth the private home tmpfs goes first (an allowRead of the home itself wins).
+  const views: { op: MountOp; at: string; order: number }[] = [];
+  if (home !== undefined)
+    views.push({
+      op: { kind: 'tmpfs', target: home, sizeBytes: SANDBOX_LIMITS.homeBytes },
+      at: home,
+      order: 0,
+    });
+  const credential = (p: string) => req.home !== undefined && isCredential(p, req.home);
+  for (const p of [...toolchains, ...readable.filter((r) => !credential(r))])
+    views.push({ op: { kind: 'ro-bind', source: p, target: p }, at: p, order: 1 });
+  views.sort((a, b) => depth(a.at) - depth(b.at) || a.order - b.order || a.at.localeCompare(b.at));
+  const hooks = projectHooksPath(req.projectDir, req.home);
+  const protection = await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks]));
+  try {
+    const visibleRoots = [...system.roots.filter((r) => r.kind === 'dir').map((r) => r.path), ...toolchains];
+    const hidden = await collectHidden(
+      {
+        projectDir: req.projectDir,
+        extraRoots: req.extraRoots,
+        ...(req.home !== undefined ? { homeDir: req.home } : {}),
+        home: req.home,
+        rules: req.rules,
+        denyRead: req.denyRead,
+      },
+      scanner,
+      [req.projectDir, ...readable],
+      visibleRoots,
+    );
+    // The system's own rule (hide what others may not read) is not the project's: a project kept
+    // under /opt is judged as a project.
+    const systemHidden = system.hidden.filter((h) => !isUnder(h.path, req.projectDir));
+    const hides: MountOp[] = [...systemHidden, ...hidden]
+      .sort((a, b) => depth(a.path) - depth(b.path))
+      .map((e) => ({ kind: e.dir ? 'hide-dir' : 'hide-file', target: e.path }));
+    // An allowRead naming a credential store itself is the user's explicit choice: bound after the hides.
+    const explicit: MountOp[] = readable
+      .filter(credential)
+      .map((r) => ({ kind: 'ro-bind', source: r, target: r }));
+    const mounts: MountOp[] = [
+      ...base,
+      ...views.map((v) => v.op),
+      { kind: 'bind', source: req.projectDir, target: req.projectDir },
+      ...protection.mounts,
+      ...hides,
+      ...explicit,
+    ];
+    return { plan: { mounts, cwd: req.cwd, home: home ?? '/tmp' }, protection };
+  } catch (error) {
+    await protection.release();
+    throw error;
+  }
+}

@@ -1,0 +1,82 @@
+// Everything between "run this command sandboxed" and a spawn: the plan (what the command sees),
+// the per-command pids cgroup when that is the process cap, the backend's argument list, and the
+// cleanup that must follow the command's end (placeholders, cgroup, fstab files).
+import { rm } from 'node:fs/promises';
+import type { HideContext } from './hide.js';
+import { launchSpec } from './launch.js';
+import { planSandbox } from './plan.js';
+import { commandCgroup } from './process-cap.js';
+import { systemView } from './system-view.js';
+import { TreeScanner } from './tree-scan.js';
+import type { SandboxStatus } from './types.js';
+import { workspace } from './workspace.js';
+
+/** What a command's sandbox is made from, besides the command. */
+export interface SandboxRequest {
+  /** The project (real path). */
+  projectDir: string;
+  /** The working directory (real path, in the project). */
+  cwd: string;
+  /** The host home directory. */
+  home: string | undefined;
+  /** PATH as commands get it. */
+  pathVar: string;
+  /** `permissions.additionalDirectories`, absolute. */
+  extraRoots: readonly string[];
+  allowRead: readonly string[];
+  denyRead: readonly string[];
+  protect: readonly string[];
+  /** The permission rules (Read allow and deny rules decide what is hidden). */
+  rules: HideContext['rules'];
+}
+
+/** A sandboxed command ready to spawn. */
+export interface PreparedCommand {
+  file: string;
+  args: string[];
+  /** HOME inside the sandbox. */
+  home: string;
+  /** Undoes what preparing did; resolves to notes for the user (a protected path moved aside). */
+  cleanup(): Promise<string[]>;
+}
+
+/** One scanner per process: listings stay cached across commands. */
+const scanner = new TreeScanner();
+
+/** Plans and builds the launch of `command` under `status` (which must be available). */
+export async function prepareSandboxed(
+  status: SandboxStatus,
+  req: SandboxRequest,
+  command: string,
+): Promise<PreparedCommand> {
+  const [ws, system] = await Promise.all([workspace(), systemView()]);
+  const planned = await planSandbox(req, system, scanner);
+  let cgroup: Awaited<ReturnType<typeof commandCgroup>> | undefined;
+  try {
+    if (status.processCap.kind === 'cgroup' && status.processCap.cgroupDir !== undefined)
+      cgroup = await commandCgroup(status.processCap.cgroupDir);
+    const spec = await launchSpec({
+      status,
+      plan: planned.plan,
+      command,
+      ws,
+      ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
+    });
+    return {
+      file: spec.file,
+      args: spec.args,
+      home: planned.plan.home,
+      async cleanup() {
+        // The cgroup empties only as the kernel reaps the namespace's processes: that wait is not
+        // the caller's (its processes are already dead; what is left is bookkeeping).
+        void cgroup?.remove();
+        await Promise.all(spec.files.map((f) => rm(f, { force: true })));
+        return planned.protection.release();
+      },
+    };
+  } catch (error) {
+    await cgroup?.remove();
+    await planned.protection.release();
+    throw error;
+  }
+}

@@ -1,0 +1,97 @@
+// The probe's parts that touch the system: running a program quietly, finding the unshare
+// backend's programs, and the trial command run in the very sandbox commands would get.
+import { execFile } from 'node:child_process';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { findSystemBinary } from './binaries.js';
+import { launchSpec } from './launch.js';
+import { planSandbox } from './plan.js';
+import { commandCgroup } from './process-cap.js';
+import { systemView } from './system-view.js';
+import { TreeScanner } from './tree-scan.js';
+import type { SandboxStatus, UnshareTools } from './types.js';
+import { workspace } from './workspace.js';
+
+/** Runs a program to its end, with a minimal environment; never rejects. */
+export function runQuiet(
+  file: string,
+  args: readonly string[],
+  timeoutMs = 10_000,
+): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      [...args],
+      { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin', LANG: 'C' } },
+      (error, stdout, stderr) => {
+        const output = `${stdout}${stderr}`.trim() || (error?.message ?? '');
+        resolve({ ok: error === null, output });
+      },
+    );
+  });
+}
+
+/** The unshare backend's programs, each from the system directories, or what is missing. */
+export async function unshareTools(): Promise<UnshareTools | string> {
+  const names = {
+    unshare: 'unshare',
+    setpriv: 'setpriv',
+    mount: 'mount',
+    umount: 'umount',
+    pivotRoot: 'pivot_root',
+    mkdir: 'mkdir',
+    sh: 'sh',
+  } as const;
+  const found: Partial<Record<keyof UnshareTools, string>> = {};
+  for (const [key, name] of Object.entries(names) as [keyof UnshareTools, string][]) {
+    const bin = await findSystemBinary(name);
+    if ('reason' in bin) return bin.reason;
+    found[key] = bin.path;
+  }
+  return found as UnshareTools;
+}
+
+/** Runs the trial command in the sandbox `status` describes; the reason when it fails. */
+export async function trial(status: SandboxStatus): Promise<string | undefined> {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-probe-')));
+  const cgroup =
+    status.processCap.kind === 'cgroup' && status.processCap.cgroupDir !== undefined
+      ? await commandCgroup(status.processCap.cgroupDir).catch(() => undefined)
+      : undefined;
+  const planned = await planSandbox(
+    {
+      projectDir: base,
+      cwd: base,
+      home: undefined,
+      pathVar: '/usr/bin:/bin',
+      extraRoots: [],
+      allowRead: [],
+      denyRead: [],
+      protect: [],
+      rules: {},
+    },
+    await systemView(),
+    new TreeScanner(),
+  );
+  try {
+    const spec = await launchSpec({
+      status,
+      plan: planned.plan,
+      command: 'echo cadre-sandbox-ok',
+      ws: await workspace(),
+      ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
+    });
+    const r = await runQuiet(spec.file, spec.args);
+    await Promise.all(spec.files.map((f) => rm(f, { force: true })));
+    return r.ok && r.output.includes('cadre-sandbox-ok')
+      ? undefined
+      : r.output.split('\n').slice(-3).join(' ');
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await planned.protection.release();
+    await cgroup?.remove();
+    await rm(base, { recursive: true, force: true });
+  }
+}

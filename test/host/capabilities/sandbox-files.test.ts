@@ -1,0 +1,226 @@
+// What a sandboxed command reads and writes in the project and the home directory, under each
+// backend: secrets read as empty unless a Read allow rule names them, Read deny rules and
+// sandbox.denyRead bind commands, credential stores stay hidden even inside an allowed directory,
+// sockets cannot be reached, and the protected paths stay read-only, existing or not.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runIn, sandboxBackends, token } from './sandbox-fixture.js';
+
+const { available } = await sandboxBackends();
+
+let base: string;
+let project: string;
+let home: string;
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-files-')));
+  project = path.join(base, 'project');
+  home = path.join(base, 'home');
+  await mkdir(project);
+  await mkdir(home);
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** Retries `check` for up to 3 s. */
+async function eventually(check: () => Promise<void>): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      return await check();
+    } catch (error) {
+      if (i >= 60) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+async function files(root: string, entries: Record<string, string>): Promise<void> {
+  for (const [rel, content] of Object.entries(entries)) {
+    await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+    await writeFile(path.join(root, rel), content);
+  }
+}
+
+describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
+  it('hides the project secrets, unless a Read allow rule names one', async () => {
+    const canary = token('secret');
+    await files(project, {
+      '.env': `A=${canary}`,
+      'config/.env.production': `B=${canary}`,
+      'keys/server.pem': canary,
+      'deploy/id_rsa': canary,
+      '.env.example': 'A=placeholder',
+      'src/app.ts': 'export const ok = 1;\n',
+      'vendor/.ssh/config': canary,
+    });
+    const read =
+      'cat .env config/.env.production keys/server.pem deploy/id_rsa vendor/.ssh/config .env.example src/app.ts 2>&1';
+    const r = await runIn(backend, project, read);
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stdout).toContain('A=placeholder');
+    expect(r.stdout).toContain('export const ok = 1;');
+    const allowed = await runIn(backend, project, 'cat .env', { rules: { allow: ['Read(.env)'] } });
+    expect(allowed.stdout).toBe(`A=${canary}`);
+    // A wide rule does not name the secret: still hidden.
+    const wide = await runIn(backend, project, 'cat .env', { rules: { allow: ['Read(**)'] } });
+    expect(wide.stdout).toBe('');
+  });
+
+  it('binds commands to Read deny rules and sandbox.denyRead, through globs and symlinks too', async () => {
+    const canary = token('denied');
+    await files(project, { 'secrets/a.txt': canary, 'docs/private.md': canary, 'docs/public.md': 'public' });
+    await symlink(path.join(project, 'secrets', 'a.txt'), path.join(project, 'link.txt'));
+    const r = await runIn(
+      backend,
+      project,
+      'cat secrets/a.txt docs/*.md link.txt < /dev/null 2>&1; ls secrets',
+      {
+        rules: { deny: ['Read(secrets/**)'] },
+        denyRead: [path.join(project, 'docs', 'private.md')],
+      },
+    );
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stdout).toContain('public');
+  });
+
+  it('shows the home toolchains and config but not credential stores, even under allowRead', async () => {
+    const canary = token('cred');
+    const diary = token('diary');
+    await files(home, {
+      '.gitconfig': '[user]\n\tname = Sandbox Tester\n',
+      '.cargo/bin/tool': '#!/bin/sh\necho tool\n',
+      '.cargo/credentials.toml': canary,
+      '.ssh/id_ed25519': canary,
+      '.aws/credentials': canary,
+      '.config/gh/hosts.yml': canary,
+      '.claude/.credentials.json': canary,
+      '.codex/auth.json': canary,
+      '.cadre/config.json': canary,
+      'Documents/diary.txt': diary,
+    });
+    const cmd =
+      'cat ~/.gitconfig; ls ~/.cargo/bin; cd ~ && cat .cargo/credentials.toml .ssh/id_ed25519 .aws/credentials .config/gh/hosts.yml .claude/.credentials.json .codex/auth.json .cadre/config.json Documents/diary.txt 2>&1';
+    const r = await runIn(backend, project, cmd, { home });
+    expect(r.stdout).toContain('name = Sandbox Tester');
+    expect(r.stdout).toContain('tool');
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stdout).not.toContain(diary);
+    // The user allows reading the whole home: the rest of it shows, the credentials still do not.
+    const wide = await runIn(backend, project, cmd, { home, allowRead: [home] });
+    expect(wide.stdout).not.toContain(canary);
+    expect(wide.stdout).toContain(diary);
+    // ...and the home stays private and writable, but nothing written there reaches the host.
+    const write = await runIn(backend, project, 'echo x > ~/new-file && cat ~/new-file', { home });
+    expect(write.stdout).toBe('x\n');
+    await expect(stat(path.join(home, 'new-file'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('hides unix sockets in the project', async () => {
+    const sock = path.join(project, 'agent.sock');
+    const listener = spawn('/usr/bin/python3', [
+      '-c',
+      `import socket\ns=socket.socket(socket.AF_UNIX)\ns.bind('${sock}')\ns.listen(5)\nprint('ready',flush=True)\nwhile True:\n  c,_=s.accept(); print('conn',flush=True); c.close()`,
+    ]);
+    let conns = 0;
+    await new Promise<void>((resolve) =>
+      listener.stdout.on('data', (d: Buffer) => {
+        if (d.toString().includes('ready')) resolve();
+        conns += (d.toString().match(/conn/g) ?? []).length;
+      }),
+    );
+    try {
+      const r = await runIn(
+        backend,
+        project,
+        `/usr/bin/python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${sock}'); print('connected')" 2>&1 | tail -1`,
+      );
+      expect(r.stdout).not.toContain('connected\n');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(conns).toBe(0);
+    } finally {
+      listener.kill('SIGKILL');
+    }
+  });
+
+  it('keeps the protected paths read-only, existing or not, and leaves no placeholder behind', async () => {
+    const gitConfig = '[core]\n\tbare = false\n\thooksPath = .githooks\n';
+    await files(project, {
+      '.git/config': gitConfig,
+      '.git/hooks/pre-commit.sample': '#!/bin/sh\n',
+      'README.md': 'hi\n',
+    });
+    const attempts = [
+      'echo evil > .git/hooks/pre-commit',
+      'echo "[core] fsmonitor = evil" >> .git/config',
+      'mv .git .git-moved',
+      'rm -rf .git/hooks',
+      'mkdir -p .vscode && echo {} > .vscode/tasks.json',
+      'mkdir -p .husky && echo evil > .husky/pre-commit',
+      'echo evil > .envrc',
+      'echo {} > .mcp.json',
+      'mkdir -p .claude && echo {} > .claude/settings.json',
+      'echo {} > .cadre/config.json',
+      'rmdir .vscode; mv .vscode x; ln -s /tmp .vscode',
+      'mkdir -p .githooks && echo evil > .githooks/pre-commit',
+      'mkdir -p .git/modules/sub/hooks && echo evil > .git/modules/sub/hooks/post-checkout',
+      'echo "[core] hooksPath = /tmp" > .git/config.worktree',
+      'echo ok > normal.txt',
+    ];
+    const r = await runIn(backend, project, attempts.map((a) => `(${a}) 2>/dev/null`).join('; '), {
+      protect: ['deploy.sh'],
+    });
+    expect(r.exitCode).toBe(0);
+    expect(await readFile(path.join(project, '.git', 'config'), 'utf8')).toBe(gitConfig);
+    expect((await readdir(path.join(project, '.git', 'hooks'))).sort()).toEqual(['pre-commit.sample']);
+    await eventually(async () =>
+      expect((await readdir(path.join(project, '.git'))).sort()).toEqual(['config', 'hooks']),
+    );
+    expect(await readFile(path.join(project, 'normal.txt'), 'utf8')).toBe('ok\n');
+    // Nothing new among the protected names, and the placeholders are gone again (soon after:
+    // their removal does not hold up the result).
+    await eventually(async () =>
+      expect((await readdir(project)).sort()).toEqual(['.git', 'README.md', 'normal.txt']),
+    );
+    const created = await runIn(backend, project, 'echo evil > deploy.sh; ls -a', { protect: ['deploy.sh'] });
+    expect(created.stdout).toContain('deploy.sh');
+    await eventually(() =>
+      expect(stat(path.join(project, 'deploy.sh'))).rejects.toMatchObject({ code: 'ENOENT' }),
+    );
+  });
+
+  it('holds a missing protected path against concurrent commands, which share its placeholder', async () => {
+    const attempt = (delay: number) =>
+      runIn(
+        backend,
+        project,
+        `sleep 0.${delay}; mkdir -p .vscode 2>/dev/null; echo '{}' > .vscode/tasks.json 2>/dev/null; echo tried`,
+      );
+    const runs = await Promise.all([0, 3, 1, 4, 2, 0, 5].map(attempt));
+    expect(runs.map((r) => r.stdout)).toEqual(Array(7).fill('tried\n'));
+    // Then one after another, each reusing or remaking the placeholder as the last one is removed.
+    for (let i = 0; i < 3; i++) expect((await attempt(0)).stdout).toBe('tried\n');
+    expect(existsSync(path.join(project, '.vscode', 'tasks.json'))).toBe(false);
+    await eventually(async () => expect(existsSync(path.join(project, '.vscode'))).toBe(false));
+  });
+});
+
+describe.skipIf(available.length === 0)('placeholders across commands', () => {
+  it('a command starting while the last one is still removing a placeholder waits, then makes it again', async () => {
+    // Back to back, alternating backends: each command starts as soon as the last returned, when
+    // the removal of its placeholders has only just begun.
+    for (let i = 0; i < 6; i++) {
+      const backend = available[i % available.length] as (typeof available)[number];
+      const r = await runIn(
+        backend,
+        project,
+        "echo '{}' > .mcp.json 2>/dev/null; mkdir .vscode 2>/dev/null; echo ran",
+      );
+      expect(r, backend.name).toMatchObject({ exitCode: 0, stdout: 'ran\n' });
+    }
+    await eventually(async () => expect((await readdir(project)).sort()).toEqual([]));
+  });
+});

@@ -1,0 +1,185 @@
+// The pure and near-pure parts of a sandbox: the mount plan's order, the scan's cache (a new secret
+// in a directory already scanned is found on the next command), its cap (a tree too big to check
+// fails closed), and the trust rules of home entries.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hooksPathFrom, projectHooksPath } from '../../../src/host/capabilities/sandbox/git-hooks.js';
+import { collectHidden } from '../../../src/host/capabilities/sandbox/hide.js';
+import { homeEntries, isCredential, pathEntriesInHome } from '../../../src/host/capabilities/sandbox/home.js';
+import { planSandbox } from '../../../src/host/capabilities/sandbox/plan.js';
+import { PLACEHOLDER_LINGER_MS } from '../../../src/host/capabilities/sandbox/placeholders.js';
+import { protectProject } from '../../../src/host/capabilities/sandbox/protect.js';
+import { buildSystemView } from '../../../src/host/capabilities/sandbox/system-view.js';
+import { TreeScanner } from '../../../src/host/capabilities/sandbox/tree-scan.js';
+
+let base: string;
+let project: string;
+let home: string;
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-plan-')));
+  project = path.join(base, 'project');
+  home = path.join(base, 'home');
+  await mkdir(path.join(project, 'src'), { recursive: true });
+  await mkdir(home);
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const ctx = () => ({ projectDir: project, extraRoots: [], homeDir: home, home, rules: {}, denyRead: [] });
+
+describe('the secret scan', () => {
+  it('finds a secret that appears in a directory it has already listed', async () => {
+    const scanner = new TreeScanner();
+    expect(await collectHidden(ctx(), scanner, [project], [])).toEqual([]);
+    await writeFile(path.join(project, 'src', '.env.local'), 'x');
+    expect(await collectHidden(ctx(), scanner, [project], [])).toEqual([
+      { path: path.join(project, 'src', '.env.local'), dir: false },
+    ]);
+  });
+
+  it('fails closed past its entry cap, and counts a symlinked secret by where it leads', async () => {
+    const scanner = new TreeScanner();
+    for (let i = 0; i < 20; i++) await writeFile(path.join(project, `f${i}`), '');
+    expect(await scanner.scan(project, () => 'keep', 10)).toMatchObject({ complete: false });
+    expect(await scanner.scan(project, () => 'keep', 100)).toMatchObject({ complete: true, entries: 21 });
+    await writeFile(path.join(project, 'src', 'real.txt'), 'secret');
+    await symlink(path.join(project, 'src', 'real.txt'), path.join(project, '.env'));
+    const hidden = await collectHidden(ctx(), scanner, [project], []);
+    expect(hidden).toEqual([{ path: path.join(project, 'src', 'real.txt'), dir: false }]);
+  });
+
+  it('hides a home credential store inside any visible root, by its real path', async () => {
+    await mkdir(path.join(home, '.cargo'), { recursive: true });
+    await writeFile(path.join(home, '.cargo', 'credentials.toml'), 'token');
+    await writeFile(path.join(home, '.gitconfig'), '[user]\n');
+    const hidden = await collectHidden(ctx(), new TreeScanner(), [project], [path.join(home, '.cargo')]);
+    expect(hidden).toEqual([{ path: path.join(home, '.cargo', 'credentials.toml'), dir: false }]);
+    expect(isCredential(path.join(home, '.ssh', 'id_rsa'), home)).toBe(true);
+    expect(isCredential(path.join(home, '.gitconfig'), home)).toBe(false);
+  });
+});
+
+describe('home entries', () => {
+  it('binds toolchains from PATH by their root, never the whole home or ~/.local', () => {
+    const pathVar = [
+      `${home}/.nvm/versions/node/v20/bin`,
+      `${home}/bin`,
+      `${home}/.local/bin`,
+      '/usr/bin',
+      'relative/bin',
+      home,
+    ].join(':');
+    expect(pathEntriesInHome(pathVar, home)).toEqual([
+      `${home}/.nvm/versions/node/v20`,
+      `${home}/bin`,
+      `${home}/.local/bin`,
+    ]);
+  });
+
+  it('binds what exists, minus credential stores and nested duplicates', async () => {
+    for (const dir of ['.cargo/bin', '.rustup', '.ssh', 'go/bin'])
+      await mkdir(path.join(home, dir), { recursive: true });
+    await writeFile(path.join(home, '.gitconfig'), '');
+    expect(await homeEntries(home, `${home}/.cargo/bin:${home}/.ssh:${home}/go/bin`)).toEqual([
+      `${home}/.cargo`,
+      `${home}/.gitconfig`,
+      `${home}/.rustup`,
+      `${home}/go`,
+    ]);
+  });
+});
+
+describe('the mount plan', () => {
+  it('mounts the system, then private tmpfs, views by depth, the project, protection, and hides last', async () => {
+    await mkdir(path.join(home, '.cargo'), { recursive: true });
+    await writeFile(path.join(project, '.env'), 'x');
+    await mkdir(path.join(project, '.git', 'hooks'), { recursive: true });
+    const system = await buildSystemView();
+    const planned = await planSandbox(
+      {
+        projectDir: project,
+        cwd: path.join(project, 'src'),
+        home,
+        pathVar: '',
+        extraRoots: [],
+        allowRead: [],
+        denyRead: [],
+        protect: ['deploy'],
+        rules: {},
+      },
+      system,
+      new TreeScanner(),
+    );
+    try {
+      const kinds = planned.plan.mounts.map((m) => ('target' in m ? `${m.kind} ${m.target}` : m.kind));
+      const at = (entry: string) => kinds.indexOf(entry);
+      expect(at('dev')).toBeGreaterThan(at('ro-bind /usr'));
+      expect(at(`tmpfs ${home}`)).toBeGreaterThan(at('tmpfs /tmp'));
+      expect(at(`ro-bind ${home}/.cargo`)).toBeGreaterThan(at(`tmpfs ${home}`));
+      expect(at(`bind ${project}`)).toBeGreaterThan(at(`ro-bind ${home}/.cargo`));
+      // .git is pinned (rw onto itself) before its hooks are made read-only.
+      expect(at(`bind ${project}/.git`)).toBeGreaterThan(at(`bind ${project}`));
+      expect(at(`ro-bind ${project}/.git/hooks`)).toBeGreaterThan(at(`bind ${project}/.git`));
+      expect(at(`ro-bind ${project}/deploy`)).toBeGreaterThan(at(`bind ${project}`));
+      const lastMount = kinds.findLastIndex((k) => !k.startsWith('hide-'));
+      expect(at(`hide-file ${project}/.env`)).toBeGreaterThan(lastMount);
+      expect(planned.plan).toMatchObject({ cwd: path.join(project, 'src'), home });
+    } finally {
+      await planned.protection.release();
+    }
+  });
+});
+
+describe('core.hooksPath', () => {
+  it('is read from git config, the last value winning, and protected when it is in the project', async () => {
+    expect(hooksPathFrom('[core]\n\thooksPath = .githooks\n[user]\n\thooksPath = nope\n')).toBe('.githooks');
+    expect(hooksPathFrom('[Core]\nHooksPath = "a b"\n[core]\n  hookspath=.husky/_\n')).toBe('.husky/_');
+    expect(hooksPathFrom('[remote "core"]\n\thooksPath = x\n')).toBeUndefined();
+    await mkdir(path.join(project, '.git'), { recursive: true });
+    await writeFile(path.join(project, '.git', 'config'), '[core]\n\thooksPath = .husky/_\n');
+    expect(projectHooksPath(project, home)).toEqual(['.husky/_']);
+    await writeFile(path.join(project, '.git', 'config'), '[core]\n\thooksPath = ../elsewhere\n');
+    expect(projectHooksPath(project, home)).toEqual([]);
+    await writeFile(path.join(project, '.git', 'config'), '[core]\n');
+    await writeFile(path.join(home, '.gitconfig'), `[core]\n\thooksPath = ${project}/hooks\n`);
+    expect(projectHooksPath(project, home)).toEqual(['hooks']);
+  });
+});
+
+describe('placeholders', () => {
+  it('are never taken for existing paths while their removal is under way', async () => {
+    const first = await protectProject(project, ['.vscode']);
+    expect(existsSync(path.join(project, '.vscode'))).toBe(true);
+    await first.release();
+    // Past the linger, the removal begins in the background.
+    await new Promise((resolve) => setTimeout(resolve, PLACEHOLDER_LINGER_MS + 5));
+    // The removal has begun, in the background; a command starting now must wait for it and make
+    // the placeholder again, not mount the one about to go.
+    const second = await protectProject(project, ['.vscode']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(path.join(project, '.vscode'))).toBe(true);
+    await second.release();
+    // Unused, it stays a moment (a command right after reuses it), then goes.
+    expect(existsSync(path.join(project, '.vscode'))).toBe(true);
+    for (let i = 0; i < 120 && existsSync(path.join(project, '.vscode')); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(existsSync(path.join(project, '.vscode'))).toBe(false);
+  });
+
+  it('count as missing when a command follows: a lingering placeholder .git is no repository to open', async () => {
+    const rels = ['.git/hooks', '.git/config'];
+    const targets = async () => {
+      const p = await protectProject(project, rels);
+      await p.release();
+      return p.mounts.map((m) => ('target' in m ? `${m.kind} ${path.relative(project, m.target)}` : m.kind));
+    };
+    expect(await targets()).toEqual(['ro-bind .git']);
+    // Right after: the placeholder lingers, and is still the one thing protected (not pinned and
+    // looked into, which would let a command fill it with a repository of its own).
+    expect(await targets()).toEqual(['ro-bind .git']);
+  });
+});
