@@ -4,7 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { LoadedAgent } from '../../shared/agent-definition.js';
-import { renderPrompt } from '../../shared/agent-definition.js';
+import { openingOf } from '../../shared/agent-definition.js';
 import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
 import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
 import {
@@ -311,7 +311,7 @@ function buildSpec(
   grant: Grant,
   search: WebSearchGrant,
 ): WorkerRunSpec {
-  const rendered = renderPrompt(def.prompt, input.prompt);
+  const opening = openingOf(def.prompt, input.prompt, history.length > 0);
   const catalogue = grant.tools.includes('Task')
     ? agentCatalogue(core.registry.agents, def.name, (name) => maySpawn(grant, name) === true)
     : '';
@@ -329,8 +329,8 @@ function buildSpec(
     depth: node.depth,
     agentType: def.name,
     description: input.description ?? def.description,
-    system: rendered.system + catalogue,
-    prompt: input.prompt,
+    system: opening.system + catalogue,
+    prompt: opening.message,
     history,
     tools: search.tools,
     extraTools,
