@@ -41,6 +41,17 @@ export const AgentFrontmatter = z.strictObject({
 /** Frontmatter as written. */
 export type AgentFrontmatter = z.infer<typeof AgentFrontmatter>;
 
+/**
+ * An agent defined in code (`createRuntime({ agents: { reviewer: {...} } })`): the fields of an
+ * agent file, keyed by the agent's name, with `prompt` holding the system prompt. Checked exactly
+ * as an agent file is.
+ */
+export type AgentInput = Omit<AgentFrontmatter, 'name' | 'mcpServers'> & {
+  name?: string;
+  /** Names of configured MCP servers, or inline definitions (`{ playwright: { command: 'npx' } }`). */
+  mcpServers?: (string | Record<string, unknown>)[];
+};
+
 /** Claude Code fields cadre loads but ignores (with a warning). */
 export const IGNORED_FIELDS: readonly string[] = [
   'skills',

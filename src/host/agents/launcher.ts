@@ -83,7 +83,7 @@ export async function launch(
   if (core.options.record && model.provider === 'offline')
     throw new CadreError(
       'invalid_input',
-      `--record: this run would use the embedded offline model, which sends no model requests to record; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) or pass --model provider:model to record a real model`,
+      `options.record: this run would use the embedded offline model, which sends no model requests to record; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) or pass options.model provider:model to record a real model`,
     );
   // Which MCP servers the run may use, trusted and with their configuration expanded: a missing
   // variable refuses the launch here, naming the server and the field. They start once it has a slot.
