@@ -13,7 +13,6 @@ const agents: Record<string, AgentInput> = {
     prompt:
       'You coordinate scouts. Split the question, send each part to a scout with the Task tool, then merge their findings.',
     tools: ['Task(scout)'],
-    maxDepth: 1,
   },
   scout: {
     description: 'Reads part of a project and reports what it found, with file:line references.',
