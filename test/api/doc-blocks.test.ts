@@ -1,7 +1,6 @@
 // The TypeScript blocks of the library's docs type-check against the real API (as `cadre`), so a
 // renamed option or type cannot leave the docs describing code that no longer compiles.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
