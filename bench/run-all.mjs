@@ -1,8 +1,18 @@
 // Runs every benchmark in turn (each prints its ratios and writes bench/results/<name>.json).
-// Usage: npm run bench [-- registry kernel fanout batch records sandbox-policy mcp chat]
+// Usage: npm run bench [-- registry kernel fanout batch records sandbox-policy mcp chat events-memory]
 import { spawnSync } from 'node:child_process';
 
-const all = ['registry', 'kernel', 'fanout', 'batch', 'records', 'sandbox-policy', 'mcp', 'chat'];
+const all = [
+  'registry',
+  'kernel',
+  'fanout',
+  'batch',
+  'records',
+  'sandbox-policy',
+  'mcp',
+  'chat',
+  'events-memory',
+];
 const chosen = process.argv.slice(2).filter((a) => all.includes(a));
 let failed = 0;
 for (const name of chosen.length ? chosen : all) {
