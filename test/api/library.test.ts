@@ -2,6 +2,7 @@
 // `await using`, events kept only for a caller that reads them, and errors that name options.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, isCadreError, type AgentEvent, type AgentInput } from '../../src/index.js';
+import { flagWording } from '../../src/host/cli/flag-wording.js';
 import { systemText, textReply } from '../support/fake-anthropic.js';
 import { tempProject } from '../support/project.js';
 import { startHarness, type Harness } from '../host/agents/harness.js';
@@ -143,5 +144,19 @@ describe('errors name options', () => {
   it('a missing cwd is reported as options.cwd', async () => {
     const error: unknown = await createRuntime({ cwd: '/nonexistent/cadre-dir' }).catch((e: unknown) => e);
     expect(isCadreError(error) && error.message).toMatch(/^options\.cwd: directory .* does not exist/);
+  });
+});
+
+describe('the CLI speaks of flags', () => {
+  it('prints an option named by the library as the flag that sets it', () => {
+    expect(flagWording('options.cwd: directory /x does not exist')).toBe(
+      '--cwd: directory /x does not exist',
+    );
+    expect(flagWording('model "replay" needs a cassette (options.replay FILE)')).toContain('(--replay FILE)');
+    expect(flagWording('options.record: ... pass options.model provider:model')).toBe(
+      '--record: ... pass --model provider:model',
+    );
+    // Only options the CLI sets from a flag are rewritten.
+    expect(flagWording('options.approvals: x')).toBe('options.approvals: x');
   });
 });
