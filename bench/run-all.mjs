@@ -1,5 +1,5 @@
 // Runs every benchmark in turn (each prints its ratios and writes bench/results/<name>.json).
-// Usage: npm run bench [-- registry kernel fanout batch records sandbox-policy mcp chat explore-eval]
+// Usage: npm run bench [-- registry kernel fanout batch records sandbox sandbox-policy mcp chat explore-eval events-memory]
 import { spawnSync } from 'node:child_process';
 
 const all = [
@@ -8,10 +8,12 @@ const all = [
   'fanout',
   'batch',
   'records',
+  'sandbox',
   'sandbox-policy',
   'mcp',
   'chat',
   'explore-eval',
+  'events-memory',
 ];
 const chosen = process.argv.slice(2).filter((a) => all.includes(a));
 let failed = 0;

@@ -3,13 +3,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import { realpath } from 'node:fs/promises';
-import type { RegistryResult } from '../shared/agent-definition.js';
+import type { AgentInput, RegistryResult } from '../shared/agent-definition.js';
 import type { AgentEvent } from '../shared/events.js';
 import { CadreError } from '../shared/errors.js';
 import type { WorkerRunSpec } from '../shared/run-spec.js';
 import { TaskInput, type TaskOutput, type Usage } from '../shared/task.js';
 import { formatZodError } from '../shared/zod-format.js';
-import { EventChannel } from './agents/event-channel.js';
 import { runBatch, type BatchOptions, type BatchResult } from './batch/run-batch.js';
 import type { BatchTask } from './batch/task-file.js';
 import { cancelReason, launch, type RunNode } from './agents/launcher.js';
@@ -27,6 +26,8 @@ import { ThreadPool } from './pool/thread-pool.js';
 import { formatIssue, loadRegistry } from './registry/index.js';
 import type { RecordsLocation } from './records/location.js';
 import { openRecords } from './records/open.js';
+import { TaskEvents } from './task-events.js';
+import { asyncDispose } from './async-dispose.js';
 import { readFile } from 'node:fs/promises';
 
 /** How to create a runtime. Everything is optional. */
@@ -37,8 +38,12 @@ export interface RuntimeOptions {
   home?: string;
   /** Environment for model keys (default process.env). */
   env?: ModelEnv;
-  /** The `--agents` JSON (inline or a file). */
-  agents?: string;
+  /**
+   * Agents defined in code, keyed by name (`{ reviewer: { description, prompt, tools } }`), or the
+   * same object as JSON text or a JSON file path. They take the `cli` place in precedence, and are
+   * checked exactly like agent files: each problem names the agent and its field.
+   */
+  agents?: string | Record<string, AgentInput>;
   /**
    * Keep parsed agent definitions in this directory between starts (registryCacheDir gives the
    * user's cache directory); without it every agent file is parsed at every start.
@@ -94,11 +99,21 @@ export interface TaskOptions {
   /** Called with every event of the task's tree, as it happens. */
   onEvent?: (event: AgentEvent) => void;
   /**
-   * Keep the events for `handle.events` (default true). A caller that never iterates them (it
-   * has `onEvent`, or wants only the result) passes false: otherwise every event of the run, each
-   * streamed piece of text included, is held until the task ends.
+   * Offer the events as `handle.events` (default true). They are kept only for a caller that reads
+   * `handle.events` as soon as `task()` resolves; false keeps none from the start (a caller that
+   * follows them with `onEvent`).
    */
   events?: boolean;
+  /** Aborting it cancels the task and its subagents: the run ends as `cancelled`. */
+  signal?: AbortSignal;
+}
+
+/** How a caller runs one task to its end. */
+export interface RunOptions {
+  /** Aborting it cancels the task and its subagents: the run ends as `cancelled`. */
+  signal?: AbortSignal;
+  /** Called with every event of the task's tree, as it happens. */
+  onEvent?: (event: AgentEvent) => void;
 }
 
 /** Options of a session. */
@@ -118,7 +133,7 @@ export interface Session {
    * Starts a task in the session; `handle.events` carries the session's events while it runs
    * (unless `events: false`, for a caller that follows them with the session's `onEvent`).
    */
-  task(input: TaskInput, options?: Pick<TaskOptions, 'events'>): Promise<TaskHandle>;
+  task(input: TaskInput, options?: Pick<TaskOptions, 'events' | 'signal'>): Promise<TaskHandle>;
   /** Cancels every run of the session still going, background runs included. */
   stop(): void;
 }
@@ -138,7 +153,7 @@ export interface Runtime {
   /** Starts a task. Rejects at once for invalid input or an unknown agent type. */
   task(input: TaskInput, options?: TaskOptions): Promise<TaskHandle>;
   /** Runs a task to its end. */
-  run(input: TaskInput): Promise<TaskOutput>;
+  run(input: TaskInput, options?: RunOptions): Promise<TaskOutput>;
   /** Opens a session (see `Session`). */
   session(options?: SessionOptions): Session;
   /** Reads every agent source again; later launches use what it found. */
@@ -157,12 +172,17 @@ export interface Runtime {
   stats(): { threads: number; active: number; queued: number; runs: number; parked: number };
   /** Cancels everything and shuts the pool down. */
   close(): Promise<void>;
+  /** `close()`, for `await using runtime = await createRuntime()`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Creates a runtime. */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const cwd = await realpath(path.resolve(options.cwd ?? process.cwd())).catch(() => {
-    throw new CadreError('invalid_input', `--cwd: directory ${options.cwd ?? process.cwd()} does not exist`);
+    throw new CadreError(
+      'invalid_input',
+      `options.cwd: directory ${options.cwd ?? process.cwd()} does not exist`,
+    );
   });
   const home = options.home ?? os.homedir();
   const loaded = await loadConfig({ cwd, home });
@@ -217,7 +237,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ? await readFile(options.replay, 'utf8').catch((error: NodeJS.ErrnoException) => {
           throw new CadreError(
             'invalid_input',
-            `--replay: cannot read ${options.replay}: ${error.code ?? error.message}`,
+            `options.replay: cannot read ${options.replay}: ${error.code ?? error.message}`,
           );
         })
       : undefined;
@@ -278,37 +298,40 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   let treeSeq = 0;
 
   /** Starts `raw` in `tree`; the handle's events are the tree's while this task runs. */
-  const start = async (raw: TaskInput, tree: AgentTree, keepEvents = true): Promise<TaskHandle> => {
+  const start = async (
+    raw: TaskInput,
+    tree: AgentTree,
+    taskOptions: TaskOptions = {},
+  ): Promise<TaskHandle> => {
     const parsed = TaskInput.safeParse(raw);
     if (!parsed.success)
       throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
-    const channel = new EventChannel<AgentEvent>();
-    const listener = (event: AgentEvent) => channel.push(event);
-    // A caller that will not iterate the events gets none kept (see TaskOptions.events).
-    if (keepEvents) tree.listeners.push(listener);
-    else channel.close();
-    const detach = () => {
-      const at = tree.listeners.indexOf(listener);
-      if (at !== -1) tree.listeners.splice(at, 1);
-      channel.close();
-    };
+    const events = new TaskEvents(tree, taskOptions.events !== false);
     let node: RunNode;
     try {
       node = (await launch(core, parsed.data, tree)).node;
     } catch (error) {
-      detach();
+      events.end();
       throw error;
     }
+    const stop = () => node.cancel.abort(cancelReason('user_cancelled'));
+    const { signal } = taskOptions;
+    signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted) stop();
     const result = node.done.then((output) => {
-      detach();
+      signal?.removeEventListener('abort', stop);
+      events.end();
       return output;
     });
+    events.handedOver();
     return {
       agentId: node.agentId,
-      events: channel,
+      get events() {
+        return events.read();
+      },
       result,
       usage: () => tree.usage,
-      stop: () => node.cancel.abort(cancelReason('user_cancelled')),
+      stop,
     };
   };
 
@@ -320,7 +343,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         config.tokenBudget,
         taskOptions?.onEvent ? [taskOptions.onEvent] : [],
       ),
-      taskOptions?.events !== false,
+      taskOptions,
     );
 
   const session: Runtime['session'] = (sessionOptions = {}) => {
@@ -332,12 +355,20 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     );
     return {
       id: tree.id,
-      task: (raw, taskOptions) => start(raw, tree, taskOptions?.events !== false),
+      task: (raw, taskOptions) => start(raw, tree, taskOptions),
       stop() {
         for (const node of core.running.values())
           if (node.tree === tree) node.cancel.abort(cancelReason('user_cancelled'));
       },
     };
+  };
+
+  const close = async () => {
+    await core.cancelAll();
+    await core.mcp.close();
+    await core.flushCassette();
+    await core.audit?.close();
+    await pool?.close();
   };
 
   return {
@@ -362,7 +393,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       core.replaceRegistry(next);
       return next;
     },
-    run: async (input) => (await task(input)).result,
+    run: async (input, runOptions) => (await task(input, { ...runOptions, events: false })).result,
     batch: (tasks, batchOptions) => runBatch({ task }, tasks, { concurrency, ...batchOptions }),
     stats: () => ({
       threads: pool?.threads().length ?? 0,
@@ -376,13 +407,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       node?.cancel.abort(cancelReason('user_cancelled'));
       return node !== undefined;
     },
-    async close() {
-      await core.cancelAll();
-      await core.mcp.close();
-      await core.flushCassette();
-      await core.audit?.close();
-      await pool?.close();
-    },
+    close,
+    [asyncDispose]: close,
   };
 }
 

@@ -41,6 +41,17 @@ export const AgentFrontmatter = z.strictObject({
 /** Frontmatter as written. */
 export type AgentFrontmatter = z.infer<typeof AgentFrontmatter>;
 
+/**
+ * An agent defined in code (`createRuntime({ agents: { reviewer: {...} } })`): the fields of an
+ * agent file, keyed by the agent's name, with `prompt` holding the system prompt. Checked exactly
+ * as an agent file is.
+ */
+export type AgentInput = Omit<AgentFrontmatter, 'name' | 'mcpServers'> & {
+  name?: string;
+  /** Names of configured MCP servers, or inline definitions (`{ playwright: { command: 'npx' } }`). */
+  mcpServers?: (string | Record<string, unknown>)[];
+};
+
 /** Claude Code fields cadre loads but ignores (with a warning). */
 export const IGNORED_FIELDS: readonly string[] = [
   'skills',
@@ -142,8 +153,31 @@ export interface RegistryResult {
   warnings: RegistryIssue[];
 }
 
+/**
+ * The first user message of a run whose task went into the system prompt through `{{task}}`. The
+ * Messages API needs a user message to answer; sending the task there too would give it twice.
+ */
+export const TASK_IN_PROMPT_MESSAGE = 'Carry out the task given in your instructions.';
+
 /** Replaces `{{task}}` in a system prompt; reports whether the task was placed. */
-export function renderPrompt(prompt: string, task: string): { system: string; taskInPrompt: boolean } {
+function renderPrompt(prompt: string, task: string): { system: string; taskInPrompt: boolean } {
   if (!prompt.includes('{{task}}')) return { system: prompt, taskInPrompt: false };
   return { system: prompt.split('{{task}}').join(task), taskInPrompt: true };
+}
+
+/**
+ * A run's system prompt and first user message: with `{{task}}` in the prompt the task goes there
+ * and the message only starts the run; otherwise the task is the message. A resumed run (one with
+ * history) always gets its new prompt as a message, since its earlier turns answered another task.
+ */
+export function openingOf(
+  prompt: string,
+  task: string,
+  resumed: boolean,
+): { system: string; message: string } {
+  const rendered = renderPrompt(prompt, task);
+  return {
+    system: rendered.system,
+    message: rendered.taskInPrompt && !resumed ? TASK_IN_PROMPT_MESSAGE : task,
+  };
 }

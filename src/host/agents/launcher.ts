@@ -4,7 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { LoadedAgent } from '../../shared/agent-definition.js';
-import { renderPrompt } from '../../shared/agent-definition.js';
+import { openingOf } from '../../shared/agent-definition.js';
 import type { AgentEvent, ConversationMessage } from '../../shared/events.js';
 import { CadreError, isCadreError, toWire } from '../../shared/errors.js';
 import {
@@ -84,7 +84,7 @@ export async function launch(
   if (core.options.record && model.provider === 'offline')
     throw new CadreError(
       'invalid_input',
-      `--record: this run would use the embedded offline model, which sends no model requests to record; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) or pass --model provider:model to record a real model`,
+      `options.record: this run would use the embedded offline model, which sends no model requests to record; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) or pass options.model provider:model to record a real model`,
     );
   // Which MCP servers the run may use, trusted and with their configuration expanded: a missing
   // variable refuses the launch here, naming the server and the field. They start once it has a slot.
@@ -316,7 +316,7 @@ function buildSpec(
   grant: Grant,
   search: WebSearchGrant,
 ): WorkerRunSpec {
-  const rendered = renderPrompt(def.prompt, input.prompt);
+  const opening = openingOf(def.prompt, input.prompt, history.length > 0);
   const catalogue = grant.tools.includes('Task')
     ? agentCatalogue(core.registry.agents, def.name, (name) => maySpawn(grant, name) === true)
     : '';
@@ -334,8 +334,8 @@ function buildSpec(
     depth: node.depth,
     agentType: def.name,
     description: input.description ?? def.description,
-    system: rendered.system + catalogue,
-    prompt: input.prompt,
+    system: opening.system + catalogue,
+    prompt: opening.message,
     history,
     tools: search.tools,
     extraTools,

@@ -67,7 +67,7 @@ export function modelConfigFor(
   if (name === 'offline') return { ...base, provider: 'offline', model: 'offline' };
   if (name === 'replay' || extra.cassette !== undefined) {
     if (extra.cassette === undefined)
-      throw new CadreError('invalid_input', 'model "replay" needs a cassette (--replay FILE)');
+      throw new CadreError('invalid_input', 'model "replay" needs a cassette (options.replay FILE)');
     return { ...base, provider: 'replay', model: 'replay', cassette: extra.cassette };
   }
   const colon = name.indexOf(':');

@@ -2,6 +2,7 @@
 export { ApprovalBroker, type ApprovalBrokerOptions } from './broker.js';
 export { callbackResolver, nonInteractiveMessage, nonInteractiveResolver } from './resolvers.js';
 export type {
+  ApprovalDecider,
   ApprovalInput,
   ApprovalNotice,
   ApprovalRequest,

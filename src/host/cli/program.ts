@@ -13,6 +13,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerTranscripts } from './commands/transcripts.js';
 import { type CliContext, processContext, UsageError } from './context.js';
 import { terminalCleaner } from '../terminal-text.js';
+import { flagWording } from './flag-wording.js';
 import { packageVersion } from './version.js';
 
 /** Adds one subcommand (and its own subcommands) to the program. */
@@ -74,7 +75,8 @@ export async function runCli(args: readonly string[], ctx: CliContext = processC
     const detail = ctx.env.CADRE_DEBUG && error instanceof Error ? `\n${error.stack ?? ''}` : '';
     // Error messages can quote model input or file content: shown inert unless --raw.
     const clean = terminalCleaner(args.includes('--raw'));
-    ctx.io.stderr(`cadre: ${clean.block(error instanceof Error ? error.message : String(error))}${detail}\n`);
+    const message = flagWording(error instanceof Error ? error.message : String(error));
+    ctx.io.stderr(`cadre: ${clean.block(message)}${detail}\n`);
     return 1;
   }
 }

@@ -13,8 +13,28 @@ export interface CliAgents {
   errors: RegistryIssue[];
 }
 
-/** Reads `--agents VALUE`; a value starting with `{` is JSON, anything else a file path relative to `cwd`. */
-export async function readCliAgents(value: string, cwd: string): Promise<CliAgents> {
+/** Where issues of agents given to `createRuntime` as objects point. */
+export const CODE_AGENTS_LABEL = 'options.agents';
+
+/**
+ * Reads `--agents VALUE`; a value starting with `{` is JSON, anything else a file path relative
+ * to `cwd`. An object (agents defined in code) is taken as the entries themselves.
+ */
+export async function readCliAgents(
+  value: string | Record<string, unknown>,
+  cwd: string,
+): Promise<CliAgents> {
+  if (typeof value !== 'string') {
+    if (Array.isArray(value) || value === null || typeof value !== 'object')
+      return {
+        where: CODE_AGENTS_LABEL,
+        entries: {},
+        errors: [
+          { path: CODE_AGENTS_LABEL, message: 'must be an object mapping agent names to definitions' },
+        ],
+      };
+    return { where: CODE_AGENTS_LABEL, entries: value, errors: [] };
+  }
   const inline = value.trimStart().startsWith('{');
   const where = inline ? '--agents' : path.resolve(cwd, value);
   const fail = (message: string, line?: number): CliAgents => ({

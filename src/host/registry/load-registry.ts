@@ -29,8 +29,8 @@ export interface LoadRegistryOptions {
   cwd: string;
   /** The home directory holding the user level (`~/.cadre`, `~/.claude`). */
   home: string;
-  /** The `--agents` flag: inline JSON or a JSON file path. */
-  cliAgents?: string | undefined;
+  /** The `--agents` flag (inline JSON or a JSON file path), or agents defined in code. */
+  cliAgents?: string | Record<string, unknown> | undefined;
   /** Override the built-in agents directory (tests). */
   builtinDir?: string;
   /** An already loaded config; without it the registry loads it and reports its errors too. */
