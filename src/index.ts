@@ -21,6 +21,7 @@ export type {
 export type { IsolationMode, ModelAliases, ProviderConfig, SandboxMode } from './host/config/schema.js';
 export type { McpServerConfig } from './shared/mcp-config.js';
 export type { TrustPrompt, TrustRequest } from './host/capabilities/mcp/trust-gate.js';
+export type { WarningSink } from './host/capabilities/sandbox/gate.js';
 export type { RecordsLocation } from './host/records/location.js';
 export {
   terminalText,
