@@ -172,9 +172,12 @@ export async function launch(
   });
   for (const repair of repairs)
     deliver({ ...stamp, type: 'notice', level: 'warn', message: `resumed with a repair: ${repair}` });
-  const search = offerWebSearch(core, node, model, (message) =>
-    deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'info', message }),
-  );
+  // Told only to a run whose definition names WebSearch: one that inherits every tool is not told
+  // about each it lacks (as at load time), or every run on a proxy would say so.
+  const search = offerWebSearch(core, node, model, (message) => {
+    if (def.inheritsMcpTools !== true)
+      deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'info', message });
+  });
   for (const message of onceInTree(tree, mcpPlan.notices))
     deliver({ ...stamp, type: 'notice', level: 'warn', message });
   if (model.provider === 'offline' && depth === 0) {

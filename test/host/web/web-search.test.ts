@@ -183,4 +183,16 @@ describe('WebSearch in a run', () => {
       ),
     );
   });
+
+  it('an agent that inherits every tool is not told WebSearch is missing, and is not offered it', async () => {
+    h = await startHarness({ everything: () => textReply('done') }, { everything: {} });
+    const handle = await h.runtime.task({ subagent_type: 'everything', prompt: 'what is new?' });
+    const notices: string[] = [];
+    for await (const e of handle.events) if (e.type === 'notice') notices.push(e.message);
+    expect((await handle.result).status).toBe('completed');
+    const offered = (h.server.requests[0]?.body.tools ?? []).map((t) => t.name);
+    expect(offered).toContain('Read');
+    expect(offered).not.toContain('WebSearch');
+    expect(notices.filter((n) => n.includes('WebSearch'))).toEqual([]);
+  });
 });
