@@ -5,8 +5,6 @@
 // The worker thus holds no HTTP stack and no secret, and a new subagent reuses a warm connection.
 import http from 'node:http';
 import https from 'node:https';
-import zlib from 'node:zlib';
-import type { Readable } from 'node:stream';
 import type { Endpoint } from '../../shared/endpoint.js';
 import {
   HOST_CREDENTIAL,
@@ -15,6 +13,7 @@ import {
   type ModelWireOut,
 } from '../../shared/model-wire.js';
 import type { PermissionMode } from '../../shared/task.js';
+import { decodedBody } from '../http-body.js';
 import type { AuditLog } from './audit.js';
 import { decide } from './policy.js';
 
@@ -105,24 +104,6 @@ function responseHeaders(raw: readonly string[], decoded: boolean): [string, str
     out.push([name, raw[i + 1] as string]);
   }
   return out;
-}
-
-/** The body as the worker should read it: decoded, as fetch does. */
-function decodedBody(res: http.IncomingMessage): { body: Readable; decoded: boolean } {
-  const encoding = String(res.headers['content-encoding'] ?? '')
-    .trim()
-    .toLowerCase();
-  const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip'
-      ? zlib.createGunzip()
-      : encoding === 'deflate'
-        ? zlib.createInflate()
-        : encoding === 'br'
-          ? zlib.createBrotliDecompress()
-          : undefined;
-  if (!decoder) return { body: res, decoded: false };
-  res.on('error', (error) => decoder.destroy(error));
-  return { body: res.pipe(decoder), decoded: true };
 }
 
 function parseRequest(message: ModelWireOut): { url: URL; method: string; body?: string } | string {

@@ -7,8 +7,8 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import { CadreError, isCadreError } from '../../shared/errors.js';
+import { decodedBody } from '../http-body.js';
 import { addressRefusal, type PrivateAllowance } from './address-guard.js';
 import { guardedLookup } from './guarded-lookup.js';
 
@@ -123,7 +123,7 @@ function getOnce(url: URL, options: FetchOptions, signal: AbortSignal): Promise<
           done(Buffer.alloc(0), false);
           return;
         }
-        readCapped(decoded(response), options.maxBytes, () => response.destroy()).then(
+        readCapped(decodedBody(response).body, options.maxBytes, () => response.destroy()).then(
           ({ body, truncated }) => done(body, truncated),
           reject,
         );
@@ -131,24 +131,6 @@ function getOnce(url: URL, options: FetchOptions, signal: AbortSignal): Promise<
     );
     request.on('error', reject);
   });
-}
-
-/** The body as sent, decoded from gzip, deflate or brotli. */
-function decoded(response: http.IncomingMessage): Readable {
-  const encoding = String(response.headers['content-encoding'] ?? '')
-    .trim()
-    .toLowerCase();
-  const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip'
-      ? zlib.createGunzip()
-      : encoding === 'deflate'
-        ? zlib.createInflate()
-        : encoding === 'br'
-          ? zlib.createBrotliDecompress()
-          : undefined;
-  if (decoder === undefined) return response;
-  response.on('error', (error) => decoder.destroy(error));
-  return response.pipe(decoder);
 }
 
 /** Reads at most `max` bytes, then stops the stream and the response: the rest is never downloaded or inflated. */

@@ -2,33 +2,16 @@
 // the per-command pids cgroup when that is the process cap, the backend's argument list, and the
 // cleanup that must follow the command's end (placeholders, cgroup, fstab files).
 import { rm } from 'node:fs/promises';
-import type { HideContext } from './hide.js';
 import { launchSpec } from './launch.js';
-import { planSandbox } from './plan.js';
+import { planSandbox, type PlanRequest } from './plan.js';
 import { commandCgroup } from './process-cap.js';
 import { systemView } from './system-view.js';
 import { TreeScanner } from './tree-scan.js';
 import type { SandboxStatus } from './types.js';
 import { workspace } from './workspace.js';
 
-/** What a command's sandbox is made from, besides the command. */
-export interface SandboxRequest {
-  /** The project (real path). */
-  projectDir: string;
-  /** The working directory (real path, in the project). */
-  cwd: string;
-  /** The host home directory. */
-  home: string | undefined;
-  /** PATH as commands get it. */
-  pathVar: string;
-  /** `permissions.additionalDirectories`, absolute. */
-  extraRoots: readonly string[];
-  allowRead: readonly string[];
-  denyRead: readonly string[];
-  protect: readonly string[];
-  /** The permission rules (Read allow and deny rules decide what is hidden). */
-  rules: HideContext['rules'];
-}
+/** What a command's sandbox is made from, besides the command: what its plan is made from. */
+export type SandboxRequest = PlanRequest;
 
 /** A sandboxed command ready to spawn. */
 export interface PreparedCommand {
