@@ -247,7 +247,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
   let records: Awaited<ReturnType<typeof openRecords>>;
   try {
-    records = await openRecords(cwd, home, config, [options.record, options.replay]);
+    // The registry cache is cadre's state too: a forged entry would be loaded as a parsed agent
+    // file (a mode or tools its file never had), so no agent may read or write it.
+    records = await openRecords(cwd, home, config, [
+      options.record,
+      options.replay,
+      options.registryCacheDir,
+    ]);
   } catch (error) {
     await pool?.close();
     throw error;

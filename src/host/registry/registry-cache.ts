@@ -3,9 +3,9 @@
 // An entry is used only for the exact version of the file it was made from (device, inode, size,
 // modification and change times, below the millisecond) and the exact cadre build and parse defaults;
 // anything else is parsed afresh. So a cache copied from another machine or checkout never
-// matches, and a corrupt cache or one another user could write is ignored. Whoever can write a
-// matching entry could write the agent file itself: the cache grants nothing a fresh parse of the
-// file would not.
+// matches, and a corrupt cache or one another user could write is ignored. A matching entry is
+// trusted as the file's parse, so the directory is among cadre's records: no file tool reads or
+// writes it and commands do not see it (runtime.ts passes it to openRecords).
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
