@@ -258,9 +258,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await pool?.close();
     throw error;
   }
+  const warn: WarningSink =
+    options.onWarning ?? ((message) => void process.stderr.write(`cadre: warning: ${message}\n`));
+  // What the project's config tried to loosen and may not, said on every run like the sandbox's.
+  for (const message of config.projectWarnings) warn(message);
   const sandbox = new SandboxGate(
     config.sandbox,
-    options.onWarning ?? ((message) => void process.stderr.write(`cadre: warning: ${message}\n`)),
+    warn,
     // cadre's records (every project's transcripts and audit logs, cassettes) are hidden from
     // commands like secrets, so no command reads or edits another run's records.
     records.paths,

@@ -6,6 +6,7 @@ import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
 import type { McpServerConfig, McpServersConfig } from '../../shared/mcp-config.js';
 import { DEFAULT_CAPS } from '../../shared/run-spec.js';
+import { limitProjectConfig } from './project-limits.js';
 import type {
   ConfigFile,
   IsolationMode,
@@ -67,6 +68,8 @@ export interface CadreConfig {
   mcpServers: Record<string, McpServerEntry>;
   /** Threads started ahead for a run that may start subagents, while its model call is in flight. */
   prestartThreads: number;
+  /** What the project's file tried to set and may not (project-limits.ts), one line each. */
+  projectWarnings: string[];
 }
 
 /** The merged `webFetch` block: the private hosts add up across the two files. */
@@ -164,12 +167,14 @@ export function defaultConfig(): CadreConfig {
 /** Merges the user file under the project file (and the project's `.mcp.json` between the two). */
 export function mergeConfig(
   user: ConfigFile,
-  project: ConfigFile,
+  written: ConfigFile,
   bases: ConfigBases,
   mcpJson?: McpJsonServers,
 ): CadreConfig {
   const resolveUser = (p: string) => resolvePath(p, bases.home, bases.home);
   const resolveProject = (p: string) => resolvePath(p, bases.cwd, bases.home);
+  const limited = limitProjectConfig(written, resolveProject, bases.cwd);
+  const project = limited.project;
   const rules = (key: 'allow' | 'ask' | 'deny') => [
     ...(project.permissions?.[key] ?? []),
     ...(user.permissions?.[key] ?? []),
@@ -207,6 +212,7 @@ export function mergeConfig(
     webSearch: mergeWebSearch(user.webSearch, project.webSearch),
     mcpServers: mergeMcpServers(user.mcpServers, project.mcpServers, bases, mcpJson),
     prestartThreads: project.prestartThreads ?? user.prestartThreads ?? CONFIG_DEFAULTS.prestartThreads,
+    projectWarnings: limited.warnings,
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;
   if (defaultModel !== undefined) merged.defaultModel = defaultModel;

@@ -1,0 +1,62 @@
+// What a project's `.cadre/config.json` may not do. A cloned repository wrote that file, so it is
+// as untrusted as a model's output: it may tighten what agents may do, never loosen it past what
+// the person set up. The sandbox block has its own rules (merge.ts, mergeSandbox); here are the
+// rest, each ignored with a warning that says where the person can set it instead:
+// - `permissions.defaultMode: "bypassPermissions"`: no prompts would be a repository's choice;
+// - `permissions.additionalDirectories` outside the project: the file tools and commands would
+//   read there;
+// - a provider's `apiKeyEnv` / `authTokenEnv`: the person's key would go to a server the
+//   repository names.
+import type { ConfigFile } from './schema.js';
+
+const WHERE = '.cadre/config.json of the project';
+
+function inside(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/** The project file with what it may not set taken out, and one warning for each thing taken. */
+export function limitProjectConfig(
+  project: ConfigFile,
+  resolve: (p: string) => string,
+  projectDir: string,
+): { project: ConfigFile; warnings: string[] } {
+  const warnings: string[] = [];
+  const out: ConfigFile = { ...project };
+  if (project.permissions !== undefined) {
+    const permissions = { ...project.permissions };
+    if (permissions.defaultMode === 'bypassPermissions') {
+      delete permissions.defaultMode;
+      warnings.push(
+        `permissions.defaultMode "bypassPermissions" in the ${WHERE} is ignored: a project cannot turn prompts off; pass --permission-mode bypassPermissions, or set it in ~/.cadre/config.json`,
+      );
+    }
+    const dirs = permissions.additionalDirectories ?? [];
+    const outside = dirs.filter((d) => !inside(resolve(d), projectDir));
+    if (outside.length > 0) {
+      permissions.additionalDirectories = dirs.filter((d) => inside(resolve(d), projectDir));
+      for (const d of outside)
+        warnings.push(
+          `permissions.additionalDirectories "${resolve(d)}" in the ${WHERE} is ignored: a project can add directories outside itself only through ~/.cadre/config.json`,
+        );
+    }
+    out.permissions = permissions;
+  }
+  if (project.providers !== undefined) {
+    const providers: NonNullable<ConfigFile['providers']> = {};
+    for (const [name, provider] of Object.entries(project.providers)) {
+      const { apiKeyEnv, authTokenEnv, ...rest } = provider;
+      for (const [key, value] of [
+        ['apiKeyEnv', apiKeyEnv],
+        ['authTokenEnv', authTokenEnv],
+      ] as const)
+        if (value !== undefined)
+          warnings.push(
+            `providers.${name}.${key} in the ${WHERE} is ignored: a project cannot send your ${value} to a server it names; define provider "${name}" in ~/.cadre/config.json`,
+          );
+      providers[name] = rest;
+    }
+    out.providers = providers;
+  }
+  return { project: out, warnings };
+}
