@@ -10,6 +10,13 @@ export type ExpandEnv = Readonly<Record<string, string | undefined>>;
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
+/** The variables `values` refer to (`${VAR}`, `${VAR:-default}`), each once, in order. */
+export function referencedVariables(values: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const value of values) for (const match of value.matchAll(REFERENCE)) names.add(match[1] as string);
+  return [...names];
+}
+
 /** Where a server was configured, for messages. */
 export interface ServerOrigin {
   name: string;

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
 import type { McpServerConfig } from '../../../shared/mcp-config.js';
-import { expandServerConfig, type ExpandEnv } from './expand.js';
+import { expandServerConfig, referencedVariables, type ExpandEnv } from './expand.js';
 
 /** Per-call timeout when the configuration names none: explicit, never the SDK's own 60 s. */
 export const DEFAULT_CALL_TIMEOUT_S = 120;
@@ -145,8 +145,17 @@ export function describeTarget(target: StdioTarget | RemoteTarget): string {
  * deciding on trust needs besides the command: the environment it sets and any loosened sandbox.
  */
 export function describeConfig(config: McpServerConfig): string {
-  if (config.type !== 'stdio')
-    return describeTarget({ type: config.type, url: config.url, headers: config.headers ?? {} });
+  // Values are not shown (a person's own file may hold a literal token), but the variables they
+  // name are: a project's `TOKEN: ${ANTHROPIC_API_KEY}` would hand the server a key of the person's.
+  const passes = (values: Record<string, string> | undefined) => {
+    const names = referencedVariables(Object.values(values ?? {}));
+    return names.length > 0 ? `passes your ${names.map((n) => `$${n}`).join(', ')}` : undefined;
+  };
+  if (config.type !== 'stdio') {
+    const target = describeTarget({ type: config.type, url: config.url, headers: config.headers ?? {} });
+    const sends = passes(config.headers);
+    return sends === undefined ? target : `${target} [${sends}]`;
+  }
   const line = describeTarget({
     type: 'stdio',
     command: config.command,
@@ -158,6 +167,8 @@ export function describeConfig(config: McpServerConfig): string {
   const notes: string[] = [];
   const env = Object.keys(config.env ?? {});
   if (env.length > 0) notes.push(`env: ${env.join(', ')}`);
+  const envVars = passes(config.env);
+  if (envVars !== undefined) notes.push(envVars);
   if (config.cwd !== undefined) notes.push(`cwd: ${config.cwd}`);
   const sandbox = config.sandbox;
   if (sandbox === false) notes.push('UNSANDBOXED');

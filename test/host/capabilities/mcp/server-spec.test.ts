@@ -178,10 +178,24 @@ describe('describeConfig (what a trust prompt shows)', () => {
         env: { LD_PRELOAD: '/x.so', TOKEN: '${T}' },
         sandbox: { writable: ['~'], network: false },
       }),
-    ).toBe('srv [env: LD_PRELOAD, TOKEN; no network; may write: ~]');
+    ).toBe('srv [env: LD_PRELOAD, TOKEN; passes your $T; no network; may write: ~]');
     expect(describeConfig({ type: 'stdio', command: 'srv', sandbox: false })).toBe('srv [UNSANDBOXED]');
     expect(describeConfig({ type: 'http', url: 'https://h/mcp', headers: { A: 'secret' } })).toBe(
       'http https://h/mcp (headers: A)',
     );
+  });
+
+  it('names the variables of the person that env and header values pass, never their values', () => {
+    const env = { K: 'Bearer ${ANTHROPIC_API_KEY}', L: '${AWS_SECRET_ACCESS_KEY:-none}', M: 'literal' };
+    expect(describeConfig({ type: 'stdio', command: 'srv', env })).toBe(
+      'srv [env: K, L, M; passes your $ANTHROPIC_API_KEY, $AWS_SECRET_ACCESS_KEY]',
+    );
+    expect(
+      describeConfig({
+        type: 'http',
+        url: 'https://h/mcp',
+        headers: { Authorization: 'Bearer ${ANTHROPIC_API_KEY}', X: '${ANTHROPIC_API_KEY}' },
+      }),
+    ).toBe('http https://h/mcp (headers: Authorization, X) [passes your $ANTHROPIC_API_KEY]');
   });
 });
