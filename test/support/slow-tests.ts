@@ -27,4 +27,13 @@ export const SLOW_TESTS: readonly string[] = [
   'test/host/cli/huge-reply.test.ts',
   'test/bench/explore-eval.test.ts',
   'test/examples/examples.test.ts',
+  // The longest of the rest in a full run: bash against the shell parser on generated commands,
+  // whole CLI runs end to end and on failure paths, the docs' code blocks type-checked, the chat
+  // UI rendered through whole conversations, MCP servers started by the CLI.
+  'test/host/capabilities/shell-differential.test.ts',
+  'test/host/kernel-e2e.test.ts',
+  'test/host/cli/failpaths-run.test.ts',
+  'test/api/doc-blocks.test.ts',
+  'test/host/ui/chat-app.test.tsx',
+  'test/host/cli/mcp-cli.test.ts',
 ];
