@@ -13,23 +13,8 @@ import { ConfigFile, keysAt } from './config/schema.js';
 import { issueMessage } from './config/zod-messages.js';
 import { sortByLine } from './registry/format-issue.js';
 
-export {
-  type CadreConfig,
-  type McpServerEntry,
-  type SandboxSettings,
-  CONFIG_DEFAULTS,
-  defaultConfig,
-  mergeConfig,
-} from './config/merge.js';
-export {
-  ConfigFile,
-  PermissionsConfig,
-  ProviderConfig,
-  ModelAliases,
-  SandboxMode,
-  SandboxConfig,
-  IsolationMode,
-} from './config/schema.js';
+export { type CadreConfig, CONFIG_DEFAULTS } from './config/merge.js';
+export { ConfigFile } from './config/schema.js';
 
 /** A problem in a config file: the file, the line when known, the field. */
 export type ConfigIssue = RegistryIssue;

@@ -8,7 +8,7 @@ import { PermissionMode } from './task.js';
 import { Profile } from './tools.js';
 
 /** Agent names as Claude Code writes them (see agent-name.ts); looked up case-insensitively. */
-export const AgentName = z.string().regex(AGENT_NAME_PATTERN, AGENT_NAME_RULE);
+const AgentName = z.string().regex(AGENT_NAME_PATTERN, AGENT_NAME_RULE);
 
 const toolList = z.union([z.string(), z.array(z.string())]);
 

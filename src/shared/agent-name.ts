@@ -50,7 +50,7 @@ export class AgentNames {
 }
 
 /** Looks `name` up among `names` (AgentNames.lookup, for a list used once). */
-export function lookupAgent(name: string, names: Iterable<string>): AgentLookup {
+function lookupAgent(name: string, names: Iterable<string>): AgentLookup {
   return new AgentNames(names).lookup(name);
 }
 

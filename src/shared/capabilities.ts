@@ -7,7 +7,7 @@ import type { TaskInput, TaskOutput } from './task.js';
 import type { TodoItem } from './tools.js';
 
 /** Read a text file: `offset` is the 1-based first line, `limit` the number of lines. */
-export interface FsReadRequest {
+interface FsReadRequest {
   path: string;
   offset?: number;
   limit?: number;
@@ -23,7 +23,7 @@ export interface FsReadResult {
   mtimeMs: number;
 }
 /** Read many files whole, for Grep. Unreadable, binary or oversized files are skipped and listed. */
-export interface FsReadManyRequest {
+interface FsReadManyRequest {
   paths: string[];
   maxBytesPerFile?: number;
   /** Return the contents as `packed` (one buffer) instead of one string per file in `files`. */
@@ -40,7 +40,7 @@ export interface FsReadManyRequest {
  * instead of thousands of strings. File `i` is `paths[i]`, its UTF-8 bytes are
  * `bytes[ends[i - 1] ?? 0 .. ends[i]]`, and its modification time `mtimes[i]`.
  */
-export interface PackedFiles {
+interface PackedFiles {
   paths: string[];
   ends: number[];
   mtimes: number[];
@@ -82,7 +82,7 @@ export interface FsGlobResult {
   notices?: string[];
 }
 /** Stat a path. */
-export interface FsStatRequest {
+interface FsStatRequest {
   path: string;
 }
 /** What a path is. `exists: false` is a value, not an error. */
@@ -94,7 +94,7 @@ export interface FsStatResult {
   mtimeMs: number;
 }
 /** List a directory. */
-export interface FsListRequest {
+interface FsListRequest {
   path: string;
   ignore?: string[];
 }
@@ -105,7 +105,7 @@ export interface FsListResult {
   truncated: boolean;
 }
 /** Write a whole file atomically. `expectedMtimeMs` refuses the write if the file changed since. */
-export interface FsWriteRequest {
+interface FsWriteRequest {
   path: string;
   content: string;
   expectedMtimeMs?: number;
@@ -146,14 +146,14 @@ export interface BackgroundHandle {
   transcriptPath: string;
 }
 /** Wait for or poll a background run. `timeoutMs` 0 polls. */
-export interface AgentsOutputRequest {
+interface AgentsOutputRequest {
   agentId: string;
   timeoutMs?: number;
 }
 /** A background run's state: its output once finished. */
-export type AgentsOutputResult = { agentId: string; status: 'running' } | TaskOutput;
+type AgentsOutputResult = { agentId: string; status: 'running' } | TaskOutput;
 /** Fetch a URL (text), for WebFetch. */
-export interface WebFetchRequest {
+interface WebFetchRequest {
   url: string;
 }
 /** A fetched page. */

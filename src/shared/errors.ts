@@ -112,11 +112,6 @@ export function isCadreError(value: unknown): value is CadreError {
   );
 }
 
-/** The fault class of a code. */
-export function faultOf(code: ErrorCode): ErrorFault {
-  return FAULT[code];
-}
-
 /** Converts anything thrown into its wire form; unknown errors become `internal`. */
 export function toWire(error: unknown): WireError {
   if (isCadreError(error)) {
@@ -146,10 +141,4 @@ export function ok<T>(value: T): Envelope<T> {
 /** Wraps an error in a failure envelope. */
 export function fail(error: unknown): Envelope<never> {
   return { ok: false, error: toWire(error) };
-}
-
-/** Unwraps an envelope: returns the value or throws the CadreError it carries. */
-export function unwrap<T>(envelope: Envelope<T>): T {
-  if (envelope.ok) return envelope.value;
-  throw fromWire(envelope.error);
 }

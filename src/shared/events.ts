@@ -96,7 +96,7 @@ export const AgentEvent = z.discriminatedUnion('type', [
 /** An event of a run. */
 export type AgentEvent = z.infer<typeof AgentEvent>;
 /** The `type` names of events. */
-export type AgentEventType = AgentEvent['type'];
+type AgentEventType = AgentEvent['type'];
 /** The event of one type. */
 export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;
 

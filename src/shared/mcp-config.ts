@@ -29,7 +29,7 @@ const limits = {
 };
 
 /** The sandbox of a stdio server: on by default (project read-only, network allowed). */
-export const McpSandbox = z.union([
+const McpSandbox = z.union([
   z.boolean(),
   z.strictObject({
     /** Network access (default true: most servers talk to an API). */
@@ -39,10 +39,10 @@ export const McpSandbox = z.union([
   }),
 ]);
 /** The sandbox setting of a stdio server. */
-export type McpSandbox = z.infer<typeof McpSandbox>;
+type McpSandbox = z.infer<typeof McpSandbox>;
 
 /** A server cadre starts as a child process and talks to over stdin/stdout. */
-export const McpStdioServer = z.strictObject({
+const McpStdioServer = z.strictObject({
   type: z.literal('stdio'),
   command: z.string().min(1, 'must not be empty'),
   args: z.array(z.string()).optional(),
@@ -53,17 +53,17 @@ export const McpStdioServer = z.strictObject({
   ...limits,
 });
 /** A stdio server. */
-export type McpStdioServer = z.infer<typeof McpStdioServer>;
+type McpStdioServer = z.infer<typeof McpStdioServer>;
 
 /** A remote server: Streamable HTTP (`http`) or the legacy HTTP+SSE transport (`sse`). */
-export const McpRemoteServer = z.strictObject({
+const McpRemoteServer = z.strictObject({
   type: z.enum(['http', 'sse']),
   url: z.string().min(1, 'must not be empty'),
   headers: stringMap.optional(),
   ...limits,
 });
 /** A remote server. */
-export type McpRemoteServer = z.infer<typeof McpRemoteServer>;
+type McpRemoteServer = z.infer<typeof McpRemoteServer>;
 
 /**
  * Fills in `type` as Claude Code reads it (absent means stdio; cadre also takes a lone `url` as

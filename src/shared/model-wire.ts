@@ -4,7 +4,7 @@
 // shared by every run) and streams the response back.
 
 /** Worker -> host: start an HTTP request. `id` is unique per run. */
-export interface ModelWireRequest {
+interface ModelWireRequest {
   t: 'request';
   id: number;
   url: string;
@@ -18,7 +18,7 @@ export interface ModelWireRequest {
  * at most a window of unread bytes in flight and pauses the response past it, so a reply that
  * arrives faster than the worker reads it waits in the socket, not in memory.
  */
-export interface ModelWireAck {
+interface ModelWireAck {
   t: 'ack';
   id: number;
   bytes: number;
@@ -30,13 +30,13 @@ export const MODEL_WINDOW_BYTES = 1024 * 1024;
 export const MODEL_ACK_BYTES = 256 * 1024;
 
 /** Worker -> host: the worker gave up on a request (its SDK aborted it). */
-export interface ModelWireAbort {
+interface ModelWireAbort {
   t: 'abort';
   id: number;
 }
 
 /** Host -> worker: the response's status line and headers. */
-export interface ModelWireHead {
+interface ModelWireHead {
   t: 'head';
   id: number;
   status: number;
@@ -45,14 +45,14 @@ export interface ModelWireHead {
 }
 
 /** Host -> worker: the next bytes of the response body. */
-export interface ModelWireData {
+interface ModelWireData {
   t: 'data';
   id: number;
   chunk: Uint8Array;
 }
 
 /** Host -> worker: the body ended. */
-export interface ModelWireEnd {
+interface ModelWireEnd {
   t: 'end';
   id: number;
 }
@@ -63,7 +63,7 @@ export interface ModelWireEnd {
  * when the host cut off a response line longer than the run's caps allow; `denied` marks a
  * policy refusal, which is not worth retrying.
  */
-export interface ModelWireError {
+interface ModelWireError {
   t: 'error';
   id: number;
   message: string;

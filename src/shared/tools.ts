@@ -94,34 +94,10 @@ export const WebFetchInput = z.strictObject({
   prompt: z.string().max(10_000).optional(),
 });
 /**
- * WebSearch {query}: the shape of Anthropic's server-side web search call. The model's provider runs
- * the search; cadre never receives this input as a tool call of its own.
- */
-export const WebSearchInput = z.strictObject({ query: z.string().min(2) });
-
-/** Input schema per tool. */
-export const TOOL_INPUTS = {
-  Read: ReadInput,
-  Write: WriteInput,
-  Edit: EditInput,
-  Glob: GlobInput,
-  Grep: GrepInput,
-  LS: LSInput,
-  Bash: BashInput,
-  Task: TaskToolInput,
-  TaskOutput: TaskOutputInput,
-  TaskStop: TaskStopInput,
-  TodoWrite: TodoWriteInput,
-  TodoRead: TodoReadInput,
-  WebFetch: WebFetchInput,
-  WebSearch: WebSearchInput,
-} as const satisfies Record<ToolName, z.ZodType>;
-
-/**
  * Capabilities each tool needs on its port. `events.emit` is granted to every run. WebSearch needs
  * none: the model's provider runs it, and the host decides at launch whether it is offered.
  */
-export const TOOL_CAPABILITIES: Record<ToolName, readonly CapabilityName[]> = {
+const TOOL_CAPABILITIES: Record<ToolName, readonly CapabilityName[]> = {
   Read: ['fs.read', 'fs.stat'],
   Write: ['fs.write', 'fs.stat'],
   Edit: ['fs.read', 'fs.write', 'fs.stat'],

@@ -12,7 +12,7 @@ import type { ServerToolDefinition } from './models/model-client.js';
 import type { Tool, ToolContext, ToolDefinition, ToolResult } from './tools/tool.js';
 
 /** The version of Anthropic's server-side web search tool cadre offers. */
-export const WEB_SEARCH_TOOL_TYPE = 'web_search_20250305';
+const WEB_SEARCH_TOOL_TYPE = 'web_search_20250305';
 
 /** The run's tools as the loop uses them. */
 export interface ToolSet {

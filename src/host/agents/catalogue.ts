@@ -6,9 +6,9 @@
 import type { LoadedAgent } from '../../shared/agent-definition.js';
 
 /** Most agents listed; more are reachable by name but not advertised. */
-export const CATALOGUE_MAX_AGENTS = 60;
+const CATALOGUE_MAX_AGENTS = 60;
 /** Longest description kept, in characters. */
-export const CATALOGUE_MAX_DESCRIPTION = 400;
+const CATALOGUE_MAX_DESCRIPTION = 400;
 
 /** A JSON string that cannot end the surrounding block or smuggle markup. */
 function quoted(value: string): string {

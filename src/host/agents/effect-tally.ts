@@ -6,7 +6,7 @@ import type { AgentEvent } from '../../shared/events.js';
 import { MUTATING_TOOLS } from '../../shared/tools.js';
 
 /** The capabilities that change something: a refused one means the task's effect did not happen. */
-export const CHANGE_CAPABILITIES: ReadonlySet<string> = new Set(['fs.write', 'exec.run']);
+const CHANGE_CAPABILITIES: ReadonlySet<string> = new Set(['fs.write', 'exec.run']);
 
 /** What one run (or a whole tree) tried and had refused. */
 export interface EffectCounts {

@@ -389,7 +389,7 @@ function onceInTree(tree: AgentTree, messages: readonly string[]): string[] {
 }
 
 /** An abort reason that is a fault of the host (the transcript could not be opened), not a cancel. */
-export function isFault(reason: unknown): boolean {
+function isFault(reason: unknown): boolean {
   return isCadreError(reason) && reason.code === 'io_error';
 }
 

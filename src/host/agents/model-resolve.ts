@@ -8,7 +8,7 @@ import type { ModelConfig } from '../../shared/run-spec.js';
 import type { CadreConfig } from '../config.js';
 
 /** Built-in alias targets, overridable in config `models`. */
-export const DEFAULT_ALIASES = {
+const DEFAULT_ALIASES = {
   haiku: 'claude-haiku-5-5',
   sonnet: 'claude-sonnet-5-5',
   opus: 'claude-opus-5-5',
@@ -23,7 +23,7 @@ export interface ModelEnv {
 }
 
 /** The names a definition's `model` may take besides a model id. */
-export const MODEL_ALIASES: readonly string[] = ['haiku', 'sonnet', 'opus', 'inherit'];
+const MODEL_ALIASES: readonly string[] = ['haiku', 'sonnet', 'opus', 'inherit'];
 
 /**
  * What is wrong with a model name, or undefined: a word that is one typo away from an alias
@@ -52,7 +52,7 @@ export function pickModel(
 }
 
 /** True when no real model is reachable: no key, token or base URL in the environment. */
-export function noModelConfigured(env: ModelEnv): boolean {
+function noModelConfigured(env: ModelEnv): boolean {
   return !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL;
 }
 
@@ -107,7 +107,7 @@ export function modelConfigFor(
 }
 
 /** Maps haiku/sonnet/opus through config, then the built-in defaults. */
-export function resolveAlias(name: string, config: CadreConfig): string {
+function resolveAlias(name: string, config: CadreConfig): string {
   if (name === 'haiku' || name === 'sonnet' || name === 'opus')
     return config.models[name] ?? DEFAULT_ALIASES[name];
   return name;

@@ -4,13 +4,13 @@
 // it is rendered, not here.
 
 /** Most lines a diff preview shows on each side; the rest is counted. */
-export const PREVIEW_LINES = 40;
+const PREVIEW_LINES = 40;
 /** Longest line a preview keeps (the rest of a line is cut with a marker). */
-export const PREVIEW_LINE_CHARS = 300;
+const PREVIEW_LINE_CHARS = 300;
 /** Largest text a diff is computed over; past it the preview shows the first lines only. */
-export const PREVIEW_DIFF_CHARS = 2 * 1024 * 1024;
+const PREVIEW_DIFF_CHARS = 2 * 1024 * 1024;
 /** Most characters of an input the `d` key shows. */
-export const DETAIL_CHARS = 20_000;
+const DETAIL_CHARS = 20_000;
 
 function clip(line: string): string {
   return line.length > PREVIEW_LINE_CHARS

@@ -6,7 +6,7 @@ import type { ApprovalRequest, Resolver, ResolverAnswer } from './types.js';
  * The message a non-interactive denial carries, written for both the model (do not retry; say what
  * is missing) and the person reading the output (which rule or mode would allow it).
  */
-export function nonInteractiveMessage(request: ApprovalRequest): string {
+function nonInteractiveMessage(request: ApprovalRequest): string {
   const rules = request.suggestions ?? [];
   const fix =
     rules.length > 0

@@ -21,7 +21,7 @@ export interface OutLock {
 }
 
 /** The lock file of a results file. */
-export function lockPathOf(outPath: string): string {
+function lockPathOf(outPath: string): string {
   return `${outPath}.lock`;
 }
 

@@ -8,7 +8,7 @@ import type { BatchResult } from './run-batch.js';
 import type { BatchTask } from './task-file.js';
 
 /** Deaths of the batch process a task may be running at before it is no longer run. */
-export const MAX_TASK_CRASHES = 2;
+const MAX_TASK_CRASHES = 2;
 
 /** What the plan starts from. */
 export interface PlanInput {

@@ -3,13 +3,13 @@
 // read line by line (a results file can outgrow any one string), and a line that is not a result
 // (cut short by a kill, or a full disk) is moved to `<file>.torn` so the file stays valid JSONL.
 import { createReadStream } from 'node:fs';
-import { appendFile, open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { appendFile, open, rename, type FileHandle } from 'node:fs/promises';
 import { CadreError } from '../../shared/errors.js';
 import type { TaskStatus } from '../../shared/task.js';
 import type { BatchResult } from './run-batch.js';
 
 /** The longest results line read back; a longer one is treated as not a result. */
-export const MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024;
+const MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024;
 
 function parseRow(bytes: Buffer): Partial<BatchResult> | undefined {
   try {
@@ -161,14 +161,6 @@ function readError(file: string, error: unknown): CadreError {
 
 function writeError(file: string, error: unknown): CadreError {
   return new CadreError('io_error', `cannot write results file ${file}: ${(error as Error).message}`);
-}
-
-/** The size of a file, 0 when it is missing. */
-export async function sizeOf(file: string): Promise<number> {
-  return stat(file).then(
-    (s) => s.size,
-    () => 0,
-  );
 }
 
 /**

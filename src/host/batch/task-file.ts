@@ -10,11 +10,11 @@ import { modelNameProblem } from '../agents/model-resolve.js';
 import { RANGES } from '../../shared/ranges.js';
 
 /** The longest line of a JSONL tasks file (a long prompt fits; a runaway line is refused). */
-export const MAX_TASK_LINE_CHARS = 4 * 1024 * 1024;
+const MAX_TASK_LINE_CHARS = 4 * 1024 * 1024;
 /** The largest YAML tasks file: YAML takes many times its size in memory to parse. */
-export const MAX_YAML_TASKS_CHARS = 32 * 1024 * 1024;
+const MAX_YAML_TASKS_CHARS = 32 * 1024 * 1024;
 /** Aliases one task may expand; more is an alias bomb. */
-export const MAX_YAML_ALIASES = 100;
+const MAX_YAML_ALIASES = 100;
 
 /** One batch task. `timeout` is in seconds. */
 export const BatchTask = z.strictObject({
@@ -30,7 +30,7 @@ export const BatchTask = z.strictObject({
 export type BatchTask = z.output<typeof BatchTask>;
 
 /** A skipped entry, with where it was. */
-export interface TaskFileIssue {
+interface TaskFileIssue {
   line: number;
   message: string;
 }

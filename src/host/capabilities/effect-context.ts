@@ -52,7 +52,7 @@ export interface EffectContext {
 }
 
 /** The approval events a run reports. */
-export type ApprovalEvent = Extract<AgentEvent, { type: 'approval-request' | 'approval-result' }>;
+type ApprovalEvent = Extract<AgentEvent, { type: 'approval-request' | 'approval-result' }>;
 
 /** A refused capability call, as the run's events report it. */
 export interface EffectRefusal {
@@ -104,7 +104,7 @@ export function refusalError(
 }
 
 /** The allow rules a refusal's wire error carries (see refusalError). */
-export function allowRules(details: Record<string, unknown> | undefined): string[] | undefined {
+function allowRules(details: Record<string, unknown> | undefined): string[] | undefined {
   const allow = details?.['allow'];
   return Array.isArray(allow) && allow.every((r) => typeof r === 'string') ? (allow as string[]) : undefined;
 }

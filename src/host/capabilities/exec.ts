@@ -23,12 +23,12 @@ import {
 } from './sandbox.js';
 
 /** Default and maximum command timeouts (the Bash tool's). */
-export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
-export const MAX_EXEC_TIMEOUT_MS = 600_000;
+const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
+const MAX_EXEC_TIMEOUT_MS = 600_000;
 /** Default cap per output stream; past it the head and tail are kept around a marker. */
-export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** Grace between SIGTERM and SIGKILL. */
-export const KILL_GRACE_MS = 2_000;
+const KILL_GRACE_MS = 2_000;
 
 export { OutputCap } from './output-cap.js';
 

@@ -19,7 +19,7 @@ import { writeAtomic } from './fs/write.js';
 import { resolvePath, type ResolvedPath } from './paths.js';
 import { loadShellGrammar } from './policy.js';
 
-export { parseRequest, type EffectContext } from './effect-context.js';
+export { type EffectContext } from './effect-context.js';
 
 type Handler<K extends keyof Capabilities> = Capabilities[K];
 

@@ -26,18 +26,9 @@ import {
 } from './policy/service-decide.js';
 import type { PolicyDecision, PolicyInput, ResolvedPath } from './policy/types.js';
 
-export type {
-  FileContentKind,
-  PolicyDecision,
-  PolicyInput,
-  PolicyRules,
-  ResolvedPath,
-  RuleEntry,
-  Verdict,
-} from './policy/types.js';
-export { validateRules, parseRule } from './policy/rules.js';
+export type { PolicyDecision, PolicyInput, PolicyRules, ResolvedPath } from './policy/types.js';
+export { validateRules } from './policy/rules.js';
 export { loadShellGrammar } from './policy/shell-grammar.js';
-export { SENSITIVE_PATTERNS } from './policy/sensitive.js';
 
 const FILE_CAPABILITIES = new Set(['fs.read', 'fs.readMany', 'fs.glob', 'fs.stat', 'fs.list', 'fs.write']);
 const RANK = { allow: 0, ask: 1, deny: 2 } as const;

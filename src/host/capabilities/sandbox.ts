@@ -1,15 +1,8 @@
 // The command sandbox, as the rest of the host uses it: probe once per process, prepare one
 // command's sandbox, and describe what is in force. The parts live in ./sandbox/.
-export { probeSandbox, type ProbeOptions } from './sandbox/probe.js';
-export { prepareSandboxed, type PreparedCommand, type SandboxRequest } from './sandbox/prepare.js';
-export { OPT_OUT } from './sandbox/diagnose.js';
-export {
-  SANDBOX_LIMITS,
-  type ProcessCap,
-  type SandboxBackend,
-  type SandboxKind,
-  type SandboxStatus,
-} from './sandbox/types.js';
+export { probeSandbox } from './sandbox/probe.js';
+export { prepareSandboxed, type SandboxRequest } from './sandbox/prepare.js';
+export { SANDBOX_LIMITS, type SandboxStatus } from './sandbox/types.js';
 
 import type { SandboxStatus } from './sandbox/types.js';
 

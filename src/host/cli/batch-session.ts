@@ -19,7 +19,7 @@ import { onStopSignals } from './stop-signals.js';
 import { runtimeFromFlags, type RunFlags } from './commands/run-options.js';
 
 /** The largest tasks file read (a JSON string cannot be much longer). */
-export const MAX_TASKS_FILE_BYTES = 256 * 1024 * 1024;
+const MAX_TASKS_FILE_BYTES = 256 * 1024 * 1024;
 
 /** A batch's settings, from its flags. */
 export interface BatchSettings {

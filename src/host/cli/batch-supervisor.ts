@@ -22,7 +22,7 @@ export const SINCE_ENV = 'CADRE_BATCH_SINCE';
  * Set in a restarted child: JSON `{ id: [signal, ...] }`, the tasks that were running each time
  * the batch process died in this invocation (see batch/plan.ts).
  */
-export const CRASHES_ENV = 'CADRE_BATCH_CRASHES';
+const CRASHES_ENV = 'CADRE_BATCH_CRASHES';
 
 /** What a supervised child tells its supervisor about each task. */
 export interface TaskNote {
@@ -64,7 +64,7 @@ const CRASH_SIGNALS = new Set<NodeJS.Signals>([
 /** Signals passed on to the child; it decides what they mean (Ctrl-C twice quits at once). */
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Consecutive crashes that finished no task before the supervisor gives up. */
-export const MAX_CRASHES_WITHOUT_PROGRESS = 3;
+const MAX_CRASHES_WITHOUT_PROGRESS = 3;
 /** Restarts of one invocation, whatever the progress. */
 const MAX_RESTARTS = 100;
 

@@ -17,10 +17,10 @@ import { flagWording } from './flag-wording.js';
 import { packageVersion } from './version.js';
 
 /** Adds one subcommand (and its own subcommands) to the program. */
-export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
+type CommandRegistrar = (program: Command, ctx: CliContext) => void;
 
 /** Every subcommand, in the order `cadre --help` lists them. */
-export const COMMANDS: CommandRegistrar[] = [
+const COMMANDS: CommandRegistrar[] = [
   registerRunCommand,
   registerExploreCommand,
   registerChatCommand,
@@ -33,10 +33,10 @@ export const COMMANDS: CommandRegistrar[] = [
 ];
 
 /** The exit status for usage errors (unknown flag, unknown command, bad flag value). */
-export const USAGE_EXIT = 2;
+const USAGE_EXIT = 2;
 
 /** Builds the program; settings are applied before the registrars so every subcommand inherits them. */
-export function buildProgram(
+function buildProgram(
   ctx: CliContext,
   version: string,
   registrars: readonly CommandRegistrar[] = COMMANDS,

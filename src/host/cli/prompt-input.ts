@@ -3,7 +3,7 @@
 import { UsageError } from './context.js';
 
 /** The largest prompt read from standard input. */
-export const MAX_STDIN_PROMPT_BYTES = 8 * 1024 * 1024;
+const MAX_STDIN_PROMPT_BYTES = 8 * 1024 * 1024;
 
 /** Reads standard input to its end as UTF-8; a usage error past the cap. */
 export async function readStdinText(

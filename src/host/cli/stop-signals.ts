@@ -4,12 +4,12 @@
 import { constants } from 'node:os';
 
 /** The signals that stop a command. */
-export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** One of them. */
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /** The exit status for a command stopped by `signal`. */
-export function signalExitCode(signal: StopSignal): number {
+function signalExitCode(signal: StopSignal): number {
   return 128 + (constants.signals[signal] ?? 2);
 }
 

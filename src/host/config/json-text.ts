@@ -6,10 +6,10 @@ export type JsonParseResult =
   { ok: true; value: unknown } | { ok: false; message: string; line: number; column: number };
 
 /** The longest config or `--agents` JSON text (agent files have the same 4 MiB cap). */
-export const MAX_JSON_CHARS = 4 * 1024 * 1024;
+const MAX_JSON_CHARS = 4 * 1024 * 1024;
 
 /** Deepest nesting of objects and arrays a config or `--agents` file may have. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /**
  * Parses `text` as strict JSON (no comments, no trailing commas). A key given twice in one object
@@ -109,7 +109,7 @@ function structureProblem(s: string): Extract<JsonParseResult, { ok: false }> | 
 }
 
 /** 1-based line and column of a character offset. */
-export function lineColumn(text: string, offset: number): { line: number; column: number } {
+function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < offset && i < text.length; i++) {

@@ -159,11 +159,6 @@ export interface ConfigBases {
   home: string;
 }
 
-/** A configuration with nothing set: all defaults. */
-export function defaultConfig(): CadreConfig {
-  return mergeConfig({}, {}, { cwd: process.cwd(), home: process.cwd() });
-}
-
 /** Merges the user file under the project file (and the project's `.mcp.json` between the two). */
 export function mergeConfig(
   user: ConfigFile,

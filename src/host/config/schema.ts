@@ -9,12 +9,12 @@ const nonEmpty = z.string().min(1, 'must not be empty');
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
 /** Permission rules such as `Bash(git status:*)`, `Read(src/**)`, `mcp__github__*`. */
-export const PermissionRules = z.array(nonEmpty);
+const PermissionRules = z.array(nonEmpty);
 /** A list of permission rules. */
-export type PermissionRules = z.infer<typeof PermissionRules>;
+type PermissionRules = z.infer<typeof PermissionRules>;
 
 /** The `permissions` block. Rule lists from the user and project files are concatenated. */
-export const PermissionsConfig = z.strictObject({
+const PermissionsConfig = z.strictObject({
   allow: PermissionRules.optional(),
   ask: PermissionRules.optional(),
   deny: PermissionRules.optional(),
@@ -22,7 +22,7 @@ export const PermissionsConfig = z.strictObject({
   additionalDirectories: z.array(nonEmpty).optional(),
 });
 /** The `permissions` block. */
-export type PermissionsConfig = z.infer<typeof PermissionsConfig>;
+type PermissionsConfig = z.infer<typeof PermissionsConfig>;
 
 /** One Anthropic-compatible endpoint; secrets are named by env var, never written in the file. */
 export const ProviderConfig = z.strictObject({

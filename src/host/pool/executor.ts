@@ -10,7 +10,7 @@ import type { ThreadPool } from './thread-pool.js';
 import { DIST_DIR, hostHeapSamplingSupported, permissionFlags } from './worker-flags.js';
 
 /** A started run's worker, as the controller drives it. */
-export interface Launched {
+interface Launched {
   caps: Endpoint;
   control: Endpoint;
   /** The model channel: the worker's model HTTP requests (see capabilities/model-http.ts). */
@@ -101,7 +101,8 @@ export function takeQueued(port: MessagePort): unknown[] {
   return taken;
 }
 
-let lastSample = new WeakMap<Worker, { used: number; limit: number }>();
+/** The last heap sample taken of each thread, kept only while the thread lives. */
+const lastSample = new WeakMap<Worker, { used: number; limit: number }>();
 
 /**
  * The last heap sample of a thread. The limit is the configured cap, not V8's heap_size_limit,
@@ -128,11 +129,6 @@ function sampleThread(
   return lastSample.get(worker);
 }
 
-/** Forgets cached heap samples (tests). */
-export function resetHeapSamples(): void {
-  lastSample = new WeakMap();
-}
-
 /** Options of process isolation. */
 export interface ProcessExecutorOptions {
   memoryLimitMb: number;
@@ -140,7 +136,7 @@ export interface ProcessExecutorOptions {
 }
 
 /** The bundled entry of process isolation mode. */
-export const PROCESS_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'process-entry.cjs');
+const PROCESS_ENTRY = path.join(DIST_DIR, 'worker-bundle', 'process-entry.cjs');
 
 /** Runs each agent in its own child process with a hard V8 heap cap. */
 export function processExecutor(options: ProcessExecutorOptions): Executor {

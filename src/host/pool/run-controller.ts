@@ -14,7 +14,7 @@ import { Deadline, graceOffsetMs } from './deadline.js';
 import type { Executor } from './executor.js';
 
 /** Why the host stopped a run. */
-export type KillReason =
+type KillReason =
   | { kind: 'timeout' }
   | { kind: 'idle' }
   | { kind: 'cancel'; reason: Extract<EndReason, 'user_cancelled' | 'parent_cancelled'> }

@@ -21,7 +21,7 @@ export function hashLine(bytes: Uint8Array): string {
 }
 
 /** `<log>.head`: the checkpoint of what cadre last appended. */
-export function headPath(log: string): string {
+function headPath(log: string): string {
   return `${log}.head`;
 }
 

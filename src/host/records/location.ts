@@ -35,7 +35,7 @@ export interface LocationInput {
  * digits, `.`, `_` and `-` made one `-` (the tail kept when long), and a hash of the whole path so
  * two projects never share one (`/a-b` and `/a/b` flatten alike).
  */
-export function projectSlug(projectDir: string): string {
+function projectSlug(projectDir: string): string {
   const flat = projectDir.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
   const hash = createHash('sha256').update(projectDir).digest('hex').slice(0, 10);
   const tail = flat.length > 80 ? flat.slice(-80).replace(/^[-.]+/, '') : flat;

@@ -99,7 +99,7 @@ function toEntry(stored: unknown, file: string, blob: Buffer): CacheEntry | unde
  * The definition with `prompt` decoded on first read. The property stays enumerable, so copies
  * and JSON see it; copying one (object spread) decodes it.
  */
-export function withLazyPrompt<T extends object>(def: T, load: () => string): T & { prompt: string } {
+function withLazyPrompt<T extends object>(def: T, load: () => string): T & { prompt: string } {
   Object.defineProperty(def, 'prompt', {
     enumerable: true,
     configurable: true,

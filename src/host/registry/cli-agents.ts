@@ -14,7 +14,7 @@ export interface CliAgents {
 }
 
 /** Where issues of agents given to `createRuntime` as objects point. */
-export const CODE_AGENTS_LABEL = 'options.agents';
+const CODE_AGENTS_LABEL = 'options.agents';
 
 /**
  * Reads `--agents VALUE`; a value starting with `{` is JSON, anything else a file path relative

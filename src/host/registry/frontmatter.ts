@@ -30,7 +30,7 @@ export interface SplitError {
 const CLOSING = /^-{3,}[ \t]*$/;
 
 /** Line endings as `\n` and no byte order mark: what every later step (and every line number) assumes. */
-export function normaliseText(content: string): string {
+function normaliseText(content: string): string {
   const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
   return text.indexOf('\r') === -1 ? text : text.replace(/\r\n?/g, '\n');
 }

@@ -17,9 +17,9 @@ export interface FoundFile {
 }
 
 /** Deepest folder level entered below the agents directory. */
-export const MAX_AGENT_DIR_DEPTH = 8;
+const MAX_AGENT_DIR_DEPTH = 8;
 /** Most agent files one directory tree yields. */
-export const MAX_AGENT_FILES = 10_000;
+const MAX_AGENT_FILES = 10_000;
 /** Most folder entries looked at in one tree (a symlink to `/` must not make every start walk the disk). */
 export const MAX_AGENT_DIR_ENTRIES = 50_000;
 

@@ -9,7 +9,7 @@ import { webSearchUnavailable } from '../web/web-search-offer.js';
 import { type NotInEffectContext, notInEffect } from './not-in-effect.js';
 
 /** The context of one load: configured MCP servers and WebSearch availability per model name. */
-export function notInEffectContext(config: CadreConfig, env: ModelEnv): NotInEffectContext {
+function notInEffectContext(config: CadreConfig, env: ModelEnv): NotInEffectContext {
   const byModel = new Map<string, string | undefined>();
   return {
     mcpServers: configuredMcpServers(config),

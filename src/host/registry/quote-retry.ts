@@ -34,7 +34,7 @@ const NEEDS_QUOTES = /[{}[\]*&#!|>%@`]|: /;
 export type RetryResult = { ok: true; data: unknown; quoted: string[] } | { ok: false; message: string };
 
 /** Quotes what Claude Code would quote (never a security-relevant line); returns the text and the keys quoted. */
-export function quoteValues(yamlText: string): { text: string; quoted: string[] } {
+function quoteValues(yamlText: string): { text: string; quoted: string[] } {
   const quoted: string[] = [];
   const lines = yamlText.split('\n').map((line) => {
     const match = SIMPLE_LINE.exec(line);

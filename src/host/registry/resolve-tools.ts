@@ -21,7 +21,7 @@ export interface ToolFields {
 }
 
 /** A tool problem, naming the field it came from. */
-export interface ToolIssue {
+interface ToolIssue {
   field: 'tools' | 'disallowedTools';
   message: string;
 }

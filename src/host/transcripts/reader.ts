@@ -12,7 +12,7 @@ import { closeDanglingToolUses } from './resume.js';
 import { MAX_TRANSCRIPT_LINE_BYTES } from './serialize.js';
 
 /** A line that is not a usable record: where, and why. */
-export interface TranscriptProblem {
+interface TranscriptProblem {
   /** 1-based. */
   line: number;
   message: string;

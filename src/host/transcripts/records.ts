@@ -33,7 +33,7 @@ export type TranscriptEnd = TaskOutput | { status: TaskStatus; output?: unknown 
 const AGENT_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/;
 
 /** Throws `invalid_input` unless `agentId` is safe as a file name (no separators, no `..`). */
-export function checkAgentId(agentId: string): void {
+function checkAgentId(agentId: string): void {
   if (typeof agentId !== 'string' || !AGENT_ID.test(agentId) || agentId.includes('..')) {
     throw new CadreError('invalid_input', `"${String(agentId).slice(0, 80)}" is not a valid agent id`);
   }

@@ -16,7 +16,7 @@ export interface StyledLine {
 }
 
 /** Who asks: `parent › agent`, or the agent alone at the top of a tree. */
-export function askerLabel(request: ApprovalRequest): string {
+function askerLabel(request: ApprovalRequest): string {
   return request.parentType !== undefined
     ? `${request.parentType} \u203a ${request.agentId}`
     : request.agentId;
@@ -35,7 +35,7 @@ function toneOf(line: string): Tone {
 }
 
 /** The key row; `a` names the rules an "always" would grant. */
-export function keyRow(request: ApprovalRequest, detail: boolean): string {
+function keyRow(request: ApprovalRequest, detail: boolean): string {
   const scope = sessionScope(request);
   const always =
     scope.length > 0 ? `[a] always this session: ${scope.join(', ')}` : '[a] (no rule to remember)';

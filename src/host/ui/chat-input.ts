@@ -2,9 +2,9 @@
 // or a message for the main agent.
 
 /** The slash commands the chat knows. */
-export const SLASH_COMMANDS = ['agents', 'tasks', 'permissions', 'help', 'exit'] as const;
+const SLASH_COMMANDS = ['agents', 'tasks', 'permissions', 'help', 'exit'] as const;
 /** A slash command name. */
-export type SlashCommand = (typeof SLASH_COMMANDS)[number];
+type SlashCommand = (typeof SLASH_COMMANDS)[number];
 
 /** A parsed input line. */
 export type ChatInput =

@@ -7,7 +7,7 @@ import { refusalText } from '../refusal-text.js';
 import { isRefusal, reduceRows, toolArgument, type AgentRows } from './agent-rows.js';
 
 /** What a finished message is. */
-export type ItemKind = 'user' | 'assistant' | 'tool' | 'agent' | 'notice' | 'refused' | 'error' | 'info';
+type ItemKind = 'user' | 'assistant' | 'tool' | 'agent' | 'notice' | 'refused' | 'error' | 'info';
 
 /** A finished message: printed once, never changed. Text is raw; it is sanitized when drawn. */
 export interface ChatItem {

@@ -52,7 +52,7 @@ export interface ComposerResult {
 }
 
 /** Most messages kept in the history. */
-export const HISTORY_LIMIT = 500;
+const HISTORY_LIMIT = 500;
 /** Longest chunk taken as fast typing rather than a paste (see composerKey). */
 const TYPED_CHUNK = 8;
 /** Most choices the picker shows. */

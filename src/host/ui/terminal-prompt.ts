@@ -17,7 +17,7 @@ export interface KeySource {
 }
 
 /** Maps raw key bytes to a prompt key (an arrow key's escape sequence is not Esc). */
-export function keyOf(data: string): ApprovalKey | 'interrupt' | undefined {
+function keyOf(data: string): ApprovalKey | 'interrupt' | undefined {
   if (data === '\x03') return 'interrupt';
   if (data === '\x1b') return 'escape';
   const key = data.toLowerCase();

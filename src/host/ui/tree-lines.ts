@@ -35,7 +35,7 @@ const ICON: Record<RowState, string> = {
 const TONE: Record<RowState, Tone> = { working: 'body', waiting: 'dim', approval: 'warn', done: 'dim' };
 
 /** Elapsed time as `12s`, `3m04s`, `1h02m`. */
-export function formatElapsed(ms: number): string {
+function formatElapsed(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
@@ -43,7 +43,7 @@ export function formatElapsed(ms: number): string {
 }
 
 /** Tokens as `950`, `12.3k`, `1.2M`. */
-export function formatTokens(n: number): string {
+function formatTokens(n: number): string {
   if (n < 1000) return String(n);
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;

@@ -12,7 +12,7 @@ import type { PageAnswer } from './page-thread.js';
 /** The page thread's bundle (scripts/bundle.mjs). */
 const PAGE_THREAD = path.join(DIST_DIR, 'host-bundle', 'page-thread.cjs');
 /** Longest one conversion may take. */
-export const PAGE_CONVERT_TIMEOUT_MS = 10_000;
+const PAGE_CONVERT_TIMEOUT_MS = 10_000;
 /** Heap the converter may use: a DOM of a few MB of HTML fits many times over. */
 const PAGE_HEAP_MB = 512;
 

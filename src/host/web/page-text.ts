@@ -108,7 +108,7 @@ const VOID = new Set([
 ]);
 
 /** The deepest element nesting and the number of elements, counted from tags alone (one pass). */
-export function elementShape(html: string): { depth: number; elements: number } {
+function elementShape(html: string): { depth: number; elements: number } {
   let depth = 0;
   let max = 0;
   let elements = 0;
@@ -124,7 +124,7 @@ export function elementShape(html: string): { depth: number; elements: number } 
 }
 
 /** Text with scripts, styles and tags removed and the common entities decoded. */
-export function stripTags(html: string): string {
+function stripTags(html: string): string {
   return html
     .replace(/<(script|style|noscript|template)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
     .replace(/<!--[\s\S]*?-->/g, ' ')

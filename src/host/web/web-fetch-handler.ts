@@ -21,7 +21,7 @@ import { fetchPage } from './fetch-page.js';
 import { convertPage } from './page-pool.js';
 
 /** Most characters of page text given to the model: with the label, under a tool result's cap. */
-export const WEB_FETCH_MAX_CHARS = 80_000;
+const WEB_FETCH_MAX_CHARS = 80_000;
 
 const USER_AGENT = 'cadre (WebFetch; +https://www.npmjs.com/package/cadre)';
 
@@ -101,7 +101,7 @@ function httpUrl(raw: string): URL {
 const CLOSE_TAG = /<\/(untrusted-web-content)/gi;
 
 /** The page text inside a label that says where it came from and that it is data, not instructions. */
-export function labelled(
+function labelled(
   url: string,
   status: number,
   contentType: string,

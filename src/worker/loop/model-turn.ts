@@ -8,12 +8,12 @@ import type { ModelClient, ModelRequest, ModelStreamEventOf } from '../models/mo
 import { ReplyCounter } from '../models/reply-cap.js';
 
 /** The finished message of a turn. */
-export type MessageEnd = ModelStreamEventOf<'message-end'>;
+type MessageEnd = ModelStreamEventOf<'message-end'>;
 /** A complete tool call as the stream reported it. */
 export type ToolUse = ModelStreamEventOf<'tool-use'>;
 
 /** The body of an event the turn emits (the loop adds identity and time). */
-export type TurnEventBody =
+type TurnEventBody =
   | { type: 'text-delta'; text: string }
   | { type: 'tool-call'; toolUseId: string; name: string; input: unknown }
   | { type: 'notice'; level: 'info'; message: string };

@@ -35,13 +35,13 @@ export interface ToolRunContext {
 }
 
 /** The body of a tool-result event. */
-export type ToolResultBody = Omit<
+type ToolResultBody = Omit<
   Extract<AgentEvent, { type: 'tool-result' }>,
   'agentId' | 'parentId' | 'depth' | 'at'
 >;
 
 /** Longest result preview carried by a tool-result event (the full text is in the conversation). */
-export const PREVIEW_CHARS = 2_000;
+const PREVIEW_CHARS = 2_000;
 
 interface Outcome {
   content: string;

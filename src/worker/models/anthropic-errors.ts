@@ -19,7 +19,7 @@ export interface FailureContext {
 }
 
 /** The idle timeout error (also for a server that never sends its headers). */
-export function idleTimeoutError(ms: number, phase: 'headers' | 'stream'): CadreError {
+function idleTimeoutError(ms: number, phase: 'headers' | 'stream'): CadreError {
   const what = phase === 'headers' ? 'sent no response headers' : 'stream sent nothing';
   return new CadreError('timeout', `the model ${what} for ${formatSeconds(ms)} (idle timeout)`, {
     reason: 'idle_timeout',

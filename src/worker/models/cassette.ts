@@ -8,10 +8,10 @@ import { ModelStreamEvent } from './stream-event.js';
 import type { ModelRequest } from './model-client.js';
 
 /** The cassette format version this code writes and reads. */
-export const CASSETTE_VERSION = 1;
+const CASSETTE_VERSION = 1;
 
 /** A recorded request. Tools are kept by name only: their schemas are static and large. */
-export const CassetteRequest = z.object({
+const CassetteRequest = z.object({
   model: z.string(),
   system: z.string(),
   messages: z.array(ConversationMessage),
@@ -20,7 +20,7 @@ export const CassetteRequest = z.object({
   toolChoice: z.enum(['auto', 'none']).optional(),
 });
 /** A recorded request. */
-export type CassetteRequest = z.infer<typeof CassetteRequest>;
+type CassetteRequest = z.infer<typeof CassetteRequest>;
 
 /** One line of a cassette. */
 export const CassetteExchange = z.object({

@@ -70,7 +70,7 @@ export function createOfflineClient(_config?: Pick<ModelConfig, 'model'>): Model
 }
 
 /** Tokens estimated from characters (about four per token). */
-export function estimateTokens(chars: number): number {
+function estimateTokens(chars: number): number {
   return Math.ceil(chars / 4);
 }
 

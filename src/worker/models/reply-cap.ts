@@ -5,7 +5,7 @@ import { CadreError } from '../../shared/errors.js';
 import type { ReplyCaps } from '../../shared/run-spec.js';
 
 /** The error a reply over its cap ends with. */
-export function replyTooLarge(kind: 'text' | 'tool input', cap: number): CadreError {
+function replyTooLarge(kind: 'text' | 'tool input', cap: number): CadreError {
   const key = kind === 'text' ? 'maxReplyChars' : 'maxToolInputChars';
   return new CadreError(
     'too_large',

@@ -30,7 +30,7 @@ const SANDBOX_NOTE: Record<ExecRunResult['sandbox'], string> = {
 };
 
 /** The model-facing text of a finished command. */
-export function formatExecResult(result: ExecRunResult, timeoutMs: number): string {
+function formatExecResult(result: ExecRunResult, timeoutMs: number): string {
   const parts: string[] = [];
   const stdout = result.stdout.trimEnd();
   const stderr = result.stderr.trimEnd();

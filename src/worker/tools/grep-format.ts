@@ -2,7 +2,7 @@
 // for context lines, and `--` between groups that are not contiguous.
 
 /** Longest line text shown; minified files would otherwise fill the result with one line. */
-export const MAX_COLUMNS = 500;
+const MAX_COLUMNS = 500;
 
 /** How content lines are printed. */
 export interface ContentFormat {

@@ -33,11 +33,6 @@ export function registerTool(tool: Tool): void {
   registry.set(tool.name, tool);
 }
 
-/** The registered tool of that name, if any. */
-export function getTool(name: string): Tool | undefined {
-  return registry.get(name);
-}
-
 /**
  * The Messages API `tools` entries for `names`, in that order. Names with no registered tool
  * (mcp tools, exposed agents) are left out: the loop offers those from their own definitions.

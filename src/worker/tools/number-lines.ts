@@ -2,7 +2,7 @@
 // numbers back, so both tools must print them the same way.
 
 /** Longest line shown in full; longer ones are cut so one minified line cannot flood the context. */
-export const MAX_LINE_CHARS = 2_000;
+const MAX_LINE_CHARS = 2_000;
 
 /** Splits text into lines, dropping the empty piece after a final newline. */
 export function splitLines(text: string): string[] {

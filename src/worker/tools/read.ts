@@ -8,7 +8,7 @@ import type { Tool, ToolContext, ToolResult } from './tool.js';
 import { defineTool, parseToolInput, toolText } from './tool.js';
 
 /** Lines returned when the model gives no `limit`. */
-export const DEFAULT_READ_LINES = 2_000;
+const DEFAULT_READ_LINES = 2_000;
 
 const DESCRIPTION = `Reads a text file from the project and returns its lines numbered like \`cat -n\`.
 

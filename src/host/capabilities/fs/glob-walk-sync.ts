@@ -16,12 +16,12 @@ import { closeDir, entryPath, listDir, loadIgnore, openDirChecked, type OpenedDi
 import { WALK_TIME_BUDGET_MS, WalkLimits } from './walk-limits.js';
 
 /** Default cap on matches. */
-export const DEFAULT_GLOB_LIMIT = 10_000;
+const DEFAULT_GLOB_LIMIT = 10_000;
 /**
  * Cap on the walk's work, so `**` over a huge tree still ends in bounded time: entries looked at,
  * ignore rules parsed and (weighed) ignore rule tests (walk-limits.ts).
  */
-export const DEFAULT_GLOB_SCAN_LIMIT = 1_000_000;
+const DEFAULT_GLOB_SCAN_LIMIT = 1_000_000;
 /** Directories never walked unless the pattern names them (cadre's records are never walked at all). */
 const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.cadre']);
 

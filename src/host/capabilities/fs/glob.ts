@@ -9,7 +9,7 @@ import { ioCall } from './io-pool.js';
 import { cancelSwitch } from './walk-limits.js';
 
 export { planGlob } from './glob-plan.js';
-export { DEFAULT_GLOB_LIMIT, DEFAULT_GLOB_SCAN_LIMIT, type GlobWalkOptions } from './glob-walk-sync.js';
+export { type GlobWalkOptions } from './glob-walk-sync.js';
 
 /**
  * Finds files under `rootReal` (an already-checked real directory) whose path relative to it

@@ -18,7 +18,7 @@ const IO_ENTRY = path.join(DIST_DIR, 'host-bundle', 'io-entry.cjs');
  * mount): the thread is abandoned, that request fails, and the ones queued behind it are posted to
  * a new thread. (Walks stop by themselves well before: walk-limits.ts.)
  */
-export const IO_STALL_MS = 30_000;
+const IO_STALL_MS = 30_000;
 let stallMs = IO_STALL_MS;
 
 /** For tests only: abandons a thread after `ms` without an answer (IO_STALL_MS again when undefined). */

@@ -11,7 +11,7 @@ import { errnoOf, fsError } from './errors.js';
 import { assertOpened, openCheck, underFd } from './pin.js';
 
 /** Default cap on listed entries. */
-export const DEFAULT_LIST_LIMIT = 1000;
+const DEFAULT_LIST_LIMIT = 1000;
 
 type Entry = FsListResult['entries'][number];
 

@@ -6,7 +6,7 @@
 // asks in every mode, like a write to `.husky/`. Pure: it compares two texts.
 
 /** The top-level package.json keys whose value decides what code runs later. */
-export const MANIFEST_CODE_KEYS: readonly string[] = [
+const MANIFEST_CODE_KEYS: readonly string[] = [
   'scripts',
   'bin',
   'gypfile',

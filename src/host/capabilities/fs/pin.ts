@@ -79,7 +79,7 @@ export type OpenedCheck =
   | { ok: false; /** why it could not be confirmed (an errno code, or what differed) */ unconfirmed: string };
 
 /** Why a path that changed under the check is refused. */
-export function racedMessage(expected: string, opened: string): string {
+function racedMessage(expected: string, opened: string): string {
   return `${expected} changed between the permission check and the open (it now leads to ${opened}); refused`;
 }
 
@@ -160,7 +160,7 @@ export function checkOpenedSync(fd: number, expected: string): OpenedCheck {
 }
 
 /** As `checkOpenedSync`, asynchronously, for the host's event loop. */
-export async function checkOpened(fd: number, expected: string): Promise<OpenedCheck> {
+async function checkOpened(fd: number, expected: string): Promise<OpenedCheck> {
   if (mode === 'stat') return checkByStat(fd, expected);
   let opened: string;
   try {

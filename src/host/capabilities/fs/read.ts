@@ -9,9 +9,9 @@ import { fsError } from './errors.js';
 import { SNIFF_BYTES } from './sniff.js';
 
 /** Default cap on bytes returned by one read (a whole file, or the lines of a range). */
-export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
 /** How much of a file is sniffed for a NUL byte to call it binary (git's heuristic). */
-export const BINARY_SNIFF_BYTES = 8192;
+const BINARY_SNIFF_BYTES = 8192;
 const CHUNK_BYTES = 256 * 1024;
 
 /** Options of `readText`. `offset` is the 1-based first line, `limit` a line count. */

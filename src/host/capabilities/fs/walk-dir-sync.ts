@@ -19,9 +19,9 @@ export interface OpenedDir {
 }
 
 /** Bytes of one ignore file read at most; the rest is left out (with a notice). */
-export const MAX_IGNORE_BYTES = 1 << 20;
+const MAX_IGNORE_BYTES = 1 << 20;
 /** Rules of one ignore file used at most; the rest are left out (with a notice). */
-export const MAX_IGNORE_RULES = 10_000;
+const MAX_IGNORE_RULES = 10_000;
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;

@@ -14,7 +14,7 @@ export const WALK_TIME_BUDGET_MS = 10_000;
  * rule (`*.log`, `dist/`) 0.15 µs, of the slowest rules a model can write 0.6 µs; so a plain
  * .gitignore barely counts, and a hostile one stops the walk within a few seconds.
  */
-export const RULE_TESTS_PER_ENTRY = 8;
+const RULE_TESTS_PER_ENTRY = 8;
 /** Work between two looks at the stop flag and the clock. */
 const CHECK_EVERY = 256;
 /** Notices one walk gives at most (one per capped .gitignore, say); the rest are counted. */

@@ -18,7 +18,7 @@ import { serverToolNames } from './tool-names.js';
 import { trustId, type TrustStore } from './trust.js';
 
 /** One tool of a listed server. */
-export interface McpToolStatus {
+interface McpToolStatus {
   /** The name the model sees. */
   name: string;
   /** The name on the server. */

@@ -7,7 +7,7 @@ import type { McpRawResult } from './session.js';
 
 /** Images kept per result, and the largest one (base64 characters, about 750 KB of image). */
 export const MAX_IMAGES = 3;
-export const MAX_IMAGE_CHARS = 1_000_000;
+const MAX_IMAGE_CHARS = 1_000_000;
 
 const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 

@@ -8,11 +8,11 @@ import type { McpServerConfig } from '../../../shared/mcp-config.js';
 import { expandServerConfig, referencedVariables, type ExpandEnv } from './expand.js';
 
 /** Per-call timeout when the configuration names none: explicit, never the SDK's own 60 s. */
-export const DEFAULT_CALL_TIMEOUT_S = 120;
+const DEFAULT_CALL_TIMEOUT_S = 120;
 /** Time to start, initialise and list tools when the configuration names none. */
-export const DEFAULT_STARTUP_TIMEOUT_S = 30;
+const DEFAULT_STARTUP_TIMEOUT_S = 30;
 /** Largest result text handed to the model when the configuration names none (characters). */
-export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
 
 /** A configured server and where it came from. */
 export interface McpSource {

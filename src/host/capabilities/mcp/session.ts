@@ -19,9 +19,6 @@ export interface McpRawResult {
   isError: boolean;
 }
 
-/** How a session failed: `timeout` (the call was cancelled), `closed` (the connection went away), `server` (an error answer). */
-export type McpFailureKind = 'timeout' | 'closed' | 'server' | 'cancelled';
-
 /** One connected server. */
 export interface McpSession {
   readonly serverName: string | undefined;

@@ -27,7 +27,7 @@ export function trustId(source: Pick<McpSource, 'name' | 'agent'>): string {
 }
 
 /** The hash a trust record holds: of the configuration as written (keys sorted), variables unexpanded. */
-export function configHash(source: Pick<McpSource, 'config'>): string {
+function configHash(source: Pick<McpSource, 'config'>): string {
   return createHash('sha256').update(canonical(source.config)).digest('hex').slice(0, 32);
 }
 

@@ -57,7 +57,7 @@ export function judgeOf(ctx: ExecContext): Judge {
 }
 
 /** The `Bash(...)` rules of a list. */
-export function bashRules(list: readonly ParsedRule[]): ParsedRule[] {
+function bashRules(list: readonly ParsedRule[]): ParsedRule[] {
   return list.filter((r) => r.tool === 'Bash');
 }
 
@@ -69,7 +69,7 @@ export function formOf(words: readonly ShellWord[], open: boolean): FormWords {
 }
 
 /** Forms rules see: each form, and a path-qualified command (`/bin/rm`) by its name too. */
-export function ruleForms(c: Collected): FormWords[] {
+function ruleForms(c: Collected): FormWords[] {
   const out: FormWords[] = [];
   for (const words of c.view.forms) {
     const form = formOf(words, c.open);

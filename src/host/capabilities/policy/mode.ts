@@ -5,9 +5,6 @@ import type { PolicyDecision } from './types.js';
 /** The kinds of effect a capability has. */
 export type EffectKind = 'read' | 'write' | 'exec' | 'web' | 'mcp' | 'agent' | 'internal';
 
-/** Modes a user may pass (for "unknown mode" messages). */
-export const MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
-
 const PLAN_DENIAL = 'denied in plan mode (read-only)';
 
 /** The denial plan mode gives to anything that changes the world. */

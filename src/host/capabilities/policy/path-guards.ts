@@ -7,7 +7,7 @@ import { findProtected, findSensitive, type SensitiveHit } from './sensitive.js'
 import type { PolicyDecision, ResolvedPath } from './types.js';
 
 /** Sensitivity hits of each form, if any. */
-export function hitsOf(
+function hitsOf(
   forms: readonly string[],
   find: (p: string) => SensitiveHit | undefined,
 ): [string, SensitiveHit][] {

@@ -10,7 +10,7 @@ import { isAgentName } from '../../../shared/agent-name.js';
 import type { PolicyDecision, PolicyRules, RuleEntry } from './types.js';
 
 /** The tools a rule may name: cadre's own tools. `Edit` covers Claude Code's other edit tools; `Task` covers `Agent`. */
-export const RULE_TOOLS = TOOL_NAMES;
+const RULE_TOOLS = TOOL_NAMES;
 /** A tool a rule may name (besides `mcp__...` names). */
 export type RuleTool = ToolName;
 
@@ -41,7 +41,7 @@ export interface ParsedRules {
 const RULE_SHAPE = /^([A-Za-z][A-Za-z0-9_-]*)(?:\(([\s\S]*)\))?$/;
 
 /** Parses one rule, or says what is wrong with it. */
-export function parseRule(entry: RuleEntry): ParsedRule | { error: string } {
+function parseRule(entry: RuleEntry): ParsedRule | { error: string } {
   const text = typeof entry === 'string' ? entry : entry?.rule;
   const origin = typeof entry === 'object' && entry !== null ? entry.origin : undefined;
   if (typeof text !== 'string' || text.trim() === '') return { error: 'a rule must be a non-empty string' };

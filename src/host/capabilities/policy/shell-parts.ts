@@ -13,7 +13,7 @@ export interface ShellAssignment {
 }
 
 /** What a redirection does with its target. */
-export type RedirectKind = 'write' | 'read' | 'readwrite' | 'dup' | 'heredoc' | 'herestring';
+type RedirectKind = 'write' | 'read' | 'readwrite' | 'dup' | 'heredoc' | 'herestring';
 
 /** One redirection of a part. */
 export interface ShellRedirect {

@@ -20,7 +20,7 @@ import {
 import type { ShellWord } from './shell-words.js';
 import type { PolicyDecision } from './types.js';
 
-export { commandProtected, type ExecContext, type GuardScope };
+export { type ExecContext, type GuardScope };
 
 function allowNames(
   rules: readonly ParsedRule[],

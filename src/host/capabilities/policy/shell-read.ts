@@ -19,10 +19,10 @@ import {
 import { gapText, shellTree, textOf, type ShellNode, type ShellTree } from './shell-tree.js';
 import { evalWord, type ShellWord, type WordContext } from './shell-words.js';
 
-export type { RedirectKind, ShellAssignment, ShellPart, ShellReading, ShellRedirect } from './shell-parts.js';
+export type { ShellPart, ShellReading } from './shell-parts.js';
 
 /** The longest command read at all. */
-export const MAX_COMMAND_LENGTH = 65_536;
+const MAX_COMMAND_LENGTH = 65_536;
 const MAX_PARTS = 1024;
 
 const RESERVED = new Set(

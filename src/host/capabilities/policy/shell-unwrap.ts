@@ -9,7 +9,7 @@ import { impliedWrites, opaqueCode, type Opaque } from './shell-programs.js';
 import { CODE_ENV, HARMLESS_ENV, skipOptions, unwrap, wrapperSpec } from './shell-wrappers.js';
 import { literalWord, sourceValue, type ShellWord } from './shell-words.js';
 /** A command another command runs: `open` when more words are added when it runs (xargs). */
-export interface RunCommand {
+interface RunCommand {
   words: ShellWord[];
   open: boolean;
 }

@@ -67,7 +67,7 @@ export interface PolicyInput {
 export type FileContentKind = 'private-key' | 'cadre-record';
 
 /** The three verdicts. */
-export type Verdict = 'allow' | 'ask' | 'deny';
+type Verdict = 'allow' | 'ask' | 'deny';
 
 /** What the policy says about one call, and why, in words a user can act on. */
 export interface PolicyDecision {

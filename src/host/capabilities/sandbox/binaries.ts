@@ -6,13 +6,7 @@ import { access, lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** System directories searched, in order. Each must be owned by root and not writable by others. */
-export const SYSTEM_BIN_DIRS: readonly string[] = [
-  '/usr/bin',
-  '/bin',
-  '/usr/sbin',
-  '/sbin',
-  '/usr/local/bin',
-];
+const SYSTEM_BIN_DIRS: readonly string[] = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
 
 /** Whether an executable may be trusted, and if not, why. */
 export type TrustVerdict = { ok: true; path: string } | { ok: false; reason: string };

@@ -46,7 +46,7 @@ export async function hostFacts(uid: number): Promise<HostFacts> {
 }
 
 /** The opt-out, stated the same way everywhere. */
-export const OPT_OUT =
+const OPT_OUT =
   'To run commands without any isolation instead, put "sandbox": "off" in ~/.cadre/config.json (a project\'s own config cannot turn the sandbox off); cadre then warns on every run and every command result says so.';
 
 /** The fix for a machine where neither backend works, most likely cause first. */

@@ -22,7 +22,7 @@ export interface HideContext extends PathContext {
 }
 
 /** Most paths one sandbox hides; past it the command is refused rather than half hidden. */
-export const HIDDEN_CAP = 4096;
+const HIDDEN_CAP = 4096;
 
 const GLOB = /[*?[\]{}]/;
 
@@ -34,7 +34,7 @@ function readSpecs(rules: readonly ParsedRule[]): string[] {
 }
 
 /** The deny and allow Read specifiers; a bare `Read` deny leaves commands nothing to read. */
-export function readRules(rules: PolicyRules): { deny: string[]; allow: string[] } {
+function readRules(rules: PolicyRules): { deny: string[]; allow: string[] } {
   const parsed = compileRules(rules);
   const bare = parsed.deny.find((r) => r.tool === 'Read' && r.specifier === undefined);
   if (bare !== undefined)
@@ -46,11 +46,7 @@ export function readRules(rules: PolicyRules): { deny: string[]; allow: string[]
 }
 
 /** The judge of a scan rooted at `root`: sockets, deny-rule matches, secrets below the root. */
-export function secretJudge(
-  root: string,
-  ctx: HideContext,
-  specs: { deny: string[]; allow: string[] },
-): ScanJudge {
+function secretJudge(root: string, ctx: HideContext, specs: { deny: string[]; allow: string[] }): ScanJudge {
   const rootSegs = root === '/' ? 1 : root.split('/').length;
   return (abs, type) => {
     if (type === 'socket') return 'hide';

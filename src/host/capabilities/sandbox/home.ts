@@ -11,7 +11,7 @@ import { isUnder } from '../policy/path-match.js';
  * Home-relative credential stores: other tools' keys and tokens, other agents' tokens, and cadre's
  * own user data (config, agents). Hidden from commands wherever they would be visible.
  */
-export const HOME_CREDENTIALS: readonly string[] = [
+const HOME_CREDENTIALS: readonly string[] = [
   '.ssh',
   '.aws',
   '.gnupg',
@@ -48,7 +48,7 @@ export const HOME_CREDENTIALS: readonly string[] = [
 ];
 
 /** Home-relative toolchains and caches that commands commonly need, bound read-only when present. */
-export const HOME_TOOLCHAINS: readonly string[] = [
+const HOME_TOOLCHAINS: readonly string[] = [
   '.nvm',
   '.volta',
   '.fnm',
@@ -73,7 +73,7 @@ export const HOME_TOOLCHAINS: readonly string[] = [
 ];
 
 /** Home-relative tool configuration, bound read-only when present (directories, or files directly in home). */
-export const HOME_CONFIG: readonly string[] = [
+const HOME_CONFIG: readonly string[] = [
   '.gitconfig',
   '.gitignore_global',
   '.config/git',

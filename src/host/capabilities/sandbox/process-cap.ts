@@ -10,7 +10,7 @@ import path from 'node:path';
 import { SANDBOX_LIMITS } from './types.js';
 
 /** PIDs below this are reserved by the kernel: a namespace's pid_max must be above it. */
-export const RESERVED_PIDS = 300;
+const RESERVED_PIDS = 300;
 
 interface MountEntry {
   root: string;
@@ -128,7 +128,7 @@ export async function commandCgroup(parent: string): Promise<{ procs: string; re
 }
 
 /** Removes the process's cgroup parent and what is left in it (at exit, so synchronously). */
-export function removeCgroupDirSync(dir: string): void {
+function removeCgroupDirSync(dir: string): void {
   let names: string[] = [];
   try {
     names = readdirSync(dir);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { HiddenEntry } from './tree-scan.js';
 
 /** System directories a command may read, when present. Everything else of the host is absent. */
-export const SYSTEM_ROOTS: readonly string[] = [
+const SYSTEM_ROOTS: readonly string[] = [
   '/usr',
   '/bin',
   '/sbin',
@@ -25,10 +25,10 @@ export const SYSTEM_ROOTS: readonly string[] = [
 /** System directories walked for entries to hide (small, and where secrets live). */
 const SCANNED_ROOTS = new Set(['/etc', '/opt']);
 /** Past this many entries a scanned root is left out whole: it could not be checked. */
-export const SYSTEM_SCAN_CAP = 100_000;
+const SYSTEM_SCAN_CAP = 100_000;
 
 /** One present system root: a directory bound read-only, or a symbolic link recreated. */
-export type SystemRoot = { path: string; kind: 'dir' } | { path: string; kind: 'symlink'; target: string };
+type SystemRoot = { path: string; kind: 'dir' } | { path: string; kind: 'symlink'; target: string };
 
 /** The system part of every sandbox. */
 export interface SystemView {

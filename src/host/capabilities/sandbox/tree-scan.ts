@@ -7,10 +7,10 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** What kind of entry a listing holds (symbolic links are never followed). */
-export type EntryType = 'dir' | 'file' | 'socket' | 'symlink' | 'other';
+type EntryType = 'dir' | 'file' | 'socket' | 'symlink' | 'other';
 
 /** The verdict on one entry: hide it, walk into it (directories), or leave it visible. */
-export type ScanVerdict = 'hide' | 'descend' | 'keep';
+type ScanVerdict = 'hide' | 'descend' | 'keep';
 
 /** Decides about one entry, by its absolute path and type. */
 export type ScanJudge = (abs: string, type: EntryType) => ScanVerdict;
@@ -52,7 +52,7 @@ function typeOf(d: Dirent): EntryType {
 }
 
 /** Default cap on entries per scan: past it the scan is incomplete, and callers fail closed. */
-export const SCAN_ENTRY_CAP = 300_000;
+const SCAN_ENTRY_CAP = 300_000;
 /** Directories listed at once. */
 const PARALLEL = 32;
 /** Cached directories checked between two yields to the event loop. */

@@ -5,7 +5,7 @@
 export type SandboxBackend = 'bwrap' | 'unshare';
 
 /** Which isolation a command ran under; `none` only when config says `"sandbox": "off"`. */
-export type SandboxKind = SandboxBackend | 'none';
+type SandboxKind = SandboxBackend | 'none';
 
 /** Limits of every sandboxed command. Fixed: they bound what one command can take from the host. */
 export const SANDBOX_LIMITS = {

@@ -12,7 +12,7 @@ import { DEVICES } from './workspace.js';
 import { SANDBOX_LIMITS, type MountOp, type SandboxPlan, type UnshareTools } from './types.js';
 
 /** `'...'` quoting for sh. */
-export function shQuote(s: string): string {
+function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -16,7 +16,7 @@ export function agentSummary(agent: LoadedAgent): Omit<LoadedAgent, 'prompt'> {
 }
 
 /** A compact description of a tool set: `all`, or the names. */
-export function toolsLabel(agent: Pick<LoadedAgent, 'tools' | 'taskTypes'>): string {
+function toolsLabel(agent: Pick<LoadedAgent, 'tools' | 'taskTypes'>): string {
   const all =
     ToolName.options.every((t) => agent.tools.includes(t)) && agent.tools.length === ToolName.options.length;
   if (all && agent.taskTypes === undefined) return 'all';
@@ -29,7 +29,7 @@ export function toolsLabel(agent: Pick<LoadedAgent, 'tools' | 'taskTypes'>): str
  * Where a definition lives, short (the SOURCE column says which folder or file): the path below
  * the source's agents folder for agent files, the file name of a config file or `--agents` file.
  */
-export function definitionPath(agent: Pick<LoadedAgent, 'path' | 'source' | 'relativePath'>): string {
+function definitionPath(agent: Pick<LoadedAgent, 'path' | 'source' | 'relativePath'>): string {
   if (agent.relativePath !== undefined) return agent.relativePath;
   if (agent.source === 'cli' && agent.path === '--agents') return '--agents';
   return path.basename(agent.path);

@@ -18,7 +18,7 @@ interface ChatFlags extends RunFlags {
 }
 
 /** The default main agent (agents/main.md). */
-export const DEFAULT_CHAT_AGENT = 'main';
+const DEFAULT_CHAT_AGENT = 'main';
 
 type ChatUi = { runChat(controller: ChatController, terminal: ChatTerminal): Promise<void> };
 

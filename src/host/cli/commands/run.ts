@@ -19,7 +19,7 @@ import { addRunFlags, rangedFlag, runtimeFromFlags, type RunFlags } from './run-
  * refused; 1 when it did not complete, or when any write or command was refused (the task's
  * effects did not all happen, whatever the model's report says).
  */
-export function runExitCode(output: TaskOutput, counts: EffectCounts): number {
+function runExitCode(output: TaskOutput, counts: EffectCounts): number {
   return output.status === 'completed' && counts.refusedChanges === 0 ? 0 : 1;
 }
 

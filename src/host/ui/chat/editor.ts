@@ -9,7 +9,7 @@ export interface EditorTerminal {
 }
 
 /** The editor command for an environment. */
-export function editorCommand(env: NodeJS.ProcessEnv): string {
+function editorCommand(env: NodeJS.ProcessEnv): string {
   return env.VISUAL?.trim() || env.EDITOR?.trim() || 'vi';
 }
 

@@ -13,7 +13,7 @@ const STYLE: Record<Tone, { color?: string; bold?: boolean; dimColor?: boolean }
 };
 
 /** One line, already sanitized and cut by the line builders. */
-export function Line({ line }: { line: StyledLine }) {
+function Line({ line }: { line: StyledLine }) {
   return (
     <Text wrap="truncate" {...STYLE[line.tone]}>
       {line.text}

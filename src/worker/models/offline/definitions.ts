@@ -5,7 +5,7 @@
 // worker's start-up.
 
 /** What kind of line defines the name. */
-export type DefinitionShape =
+type DefinitionShape =
   | 'function' // function X / def X / func X / fn X / X = function / X = (…) =>
   | 'class' // class X / interface X / type X = / enum X / struct X
   | 'method' // X(…) { inside a class or object

@@ -33,7 +33,7 @@ const QUOTED = /(?<![\w])"([^"\n]{1,80})"|(?<![\w])'([^'\n]{1,80})'(?![\w])|`([^
 const TOKEN = /(?<![\w$])(?:--?[A-Za-z][\w-]*|[+-]?\d[\d:.]*|\.?[A-Za-z_$][\w$]*(?:[./-][\w$]+)*)/g;
 
 /** The thoroughness a task asks for (default medium). */
-export function thoroughnessOf(task: string): Thoroughness {
+function thoroughnessOf(task: string): Thoroughness {
   if (/\bvery[\s-]+thorough(?:ly)?\b/i.test(task)) return 'very thorough';
   if (/\bquick(?:ly)?\b/i.test(task)) return 'quick';
   return 'medium';

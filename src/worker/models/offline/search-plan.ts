@@ -28,14 +28,14 @@ export interface PlannedCall {
  * Files Grep reads: code and config, not Markdown (a fifth of a documented project's bytes, and
  * seldom the answer), source maps, images or lockfiles.
  */
-export const CODE_GLOB =
+const CODE_GLOB =
   '**/*.{js,mjs,cjs,jsx,ts,mts,cts,tsx,json,json5,yml,yaml,toml,py,rb,go,rs,java,kt,scala,swift,php,cs,c,h,cc,cpp,hpp,vue,svelte,sh}';
 /** The same with documentation, for questions about it. */
-export const DOCS_GLOB =
+const DOCS_GLOB =
   '**/*.{js,mjs,cjs,jsx,ts,mts,cts,tsx,json,json5,yml,yaml,toml,py,rb,go,rs,java,kt,scala,swift,php,cs,c,h,cc,cpp,hpp,vue,svelte,sh,md,mdx,rst,txt}';
 
 /** The files a question's searches read. */
-export const globFor = (q: QuestionTerms) => (q.docs ? DOCS_GLOB : CODE_GLOB);
+const globFor = (q: QuestionTerms) => (q.docs ? DOCS_GLOB : CODE_GLOB);
 
 /** Most definition lines read back: enough for a large repository, bounded for the conversation. */
 const DEFINITION_LINES = 1500;
@@ -60,7 +60,7 @@ function definitionNames(terms: readonly Term[]): DefinitionNames {
 }
 
 /** Any specific term, as its mention patterns (no flags: they spell out case where it is ignored). */
-export function specificPattern(specific: readonly Term[]): string | undefined {
+function specificPattern(specific: readonly Term[]): string | undefined {
   return specific.length === 0 ? undefined : specific.map((t) => `(?:${t.pattern})`).join('|');
 }
 
@@ -91,11 +91,7 @@ function nameGlobs(terms: readonly Term[]): string[] {
  * Discovery: the calls of the first searching turn, for the tools the agent was offered and the
  * project's layout when it was listed first (the definition search then reads only its source).
  */
-export function discoveryCalls(
-  q: QuestionTerms,
-  offered: ReadonlySet<string>,
-  layout?: Layout,
-): PlannedCall[] {
+function discoveryCalls(q: QuestionTerms, offered: ReadonlySet<string>, layout?: Layout): PlannedCall[] {
   const calls: PlannedCall[] = [];
   const specific = q.terms.filter((t) => !isWordLike(t));
   const words = q.terms.filter((t) => t.kind === 'word');

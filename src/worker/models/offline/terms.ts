@@ -4,7 +4,7 @@
 // part, so `load` finds `loadConfigFromFile` and `config-loader` but not `download`.
 
 /** How a question named something. */
-export type TermKind =
+type TermKind =
   | 'identifier' // `runAgentLoop`, `NODE_ENV`, `AxiosError`
   | 'member' // `res.redirect`, `Observable.prototype.pipe`
   | 'flag' // `--forbid-only`
@@ -50,7 +50,7 @@ export const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$
 export const exact = (source: string) => `(?<![\\w$])(?:${source})(?![\\w$])`;
 
 /** Stems this short match only a whole part: `res` is not `resolve`, `log` is not `login`. */
-export const isShort = (stemText: string) => stemText.length <= 3;
+const isShort = (stemText: string) => stemText.length <= 3;
 
 /**
  * A stem at the start of an identifier part, case-insensitively: after a non-letter, at a
@@ -84,7 +84,7 @@ const isAlnum = (c: number) => isLower(c) || isUpper(c) || isDigit(c);
 const starts = new Map<string, number[]>();
 
 /** The start offsets of the parts of an identifier (`createETagGenerator` → 0, 6, 7, 10). */
-export function partStarts(identifier: string): number[] {
+function partStarts(identifier: string): number[] {
   const known = starts.get(identifier);
   if (known !== undefined) return known;
   const out: number[] = [];
