@@ -15,7 +15,7 @@ import { promptsFrom } from '../prompt-input.js';
 import { onStopSignals } from '../stop-signals.js';
 import { terminalSession } from '../terminal-session.js';
 import { progressPrinter } from './progress.js';
-import { addRunFlags, rangedFlag, runtimeFromFlags, type RunFlags } from './run-options.js';
+import { addRunFlags, rangedFlag, runtimeWithTerminal, type RunFlags } from './run-options.js';
 
 const LEVELS = ['quick', 'medium', 'very-thorough'] as const;
 
@@ -46,17 +46,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
       const signals = onStopSignals(() => stop());
       // Standard input that held a question cannot also give the prompt its keys.
       const term = questions.includes('-') ? undefined : terminalSession(ctx, { tree: true });
-      const runtime = await runtimeFromFlags(
-        command,
-        ctx,
-        flags,
-        term ? { approvals: term.approvals } : {},
-      ).catch((error: unknown) => {
-        term?.close();
-        signals.dispose();
-        return Promise.reject(error);
-      });
-      term?.attach(runtime.approvals);
+      const runtime = await runtimeWithTerminal(command, ctx, flags, term, signals);
       // A signal cancels every run started so far, and each one that starts after it.
       const started: TaskHandle[] = [];
       stop = () => started.forEach((h) => h.stop());

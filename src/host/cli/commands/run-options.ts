@@ -4,6 +4,7 @@ import { registryCacheDir } from '../../registry/registry-cache.js';
 import type { Command } from 'commander';
 import { PermissionMode } from '../../../shared/task.js';
 import type { Resolver } from '../../approvals/types.js';
+import type { TerminalSession } from '../terminal-session.js';
 import { modelConfigFor, modelNameProblem } from '../../agents/model-resolve.js';
 import { RANGES, rangeProblem, type RangedKey } from '../../../shared/ranges.js';
 import { formatIssue } from '../../registry/index.js';
@@ -124,5 +125,31 @@ export async function runtimeFromFlags(
       throw new UsageError(`--model: ${(error as Error).message}`);
     }
   }
+  return runtime;
+}
+
+/**
+ * The runtime of `run` or `explore`: on a terminal, asks go to `term`'s prompt and it counts the
+ * waiting requests. Should the runtime not start, the terminal and the signal listeners are given
+ * back before the error goes on.
+ */
+export async function runtimeWithTerminal(
+  command: Command,
+  ctx: CliContext,
+  flags: RunFlags,
+  term: TerminalSession | undefined,
+  signals: { dispose(): void },
+): Promise<Runtime> {
+  const runtime = await runtimeFromFlags(
+    command,
+    ctx,
+    flags,
+    term ? { approvals: term.approvals } : {},
+  ).catch((error: unknown) => {
+    term?.close();
+    signals.dispose();
+    return Promise.reject(error);
+  });
+  term?.attach(runtime.approvals);
   return runtime;
 }

@@ -12,7 +12,7 @@ import { promptsFrom } from '../prompt-input.js';
 import { onStopSignals } from '../stop-signals.js';
 import { terminalSession } from '../terminal-session.js';
 import { progressPrinter } from './progress.js';
-import { addRunFlags, rangedFlag, runtimeFromFlags, type RunFlags } from './run-options.js';
+import { addRunFlags, rangedFlag, runtimeWithTerminal, type RunFlags } from './run-options.js';
 
 /**
  * The exit status of a finished run: 0 when it completed and no write or command it tried was
@@ -50,17 +50,7 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
         // prompt, so no key can be read from it) they are denied as before.
         const term = fromStdin ? undefined : terminalSession(ctx, { tree: false });
         const io = term?.io ?? ctx.io;
-        const runtime = await runtimeFromFlags(
-          command,
-          ctx,
-          flags,
-          term ? { approvals: term.approvals } : {},
-        ).catch((error: unknown) => {
-          term?.close();
-          signals.dispose();
-          return Promise.reject(error);
-        });
-        term?.attach(runtime.approvals);
+        const runtime = await runtimeWithTerminal(command, ctx, flags, term, signals);
         const tally = new EffectTally();
         try {
           const handle = await runtime.task(
