@@ -104,13 +104,21 @@ function track(pid: number | undefined): void {
   });
 }
 
-/** Signals a whole process group; a group that is already gone is not an error. */
+/**
+ * Signals a whole process group; a group that is already gone is not an error. Right after the
+ * spawn the child may not lead its group yet (it calls setsid before exec): then the child itself
+ * is signalled, or a kill sent in that instant would be lost.
+ */
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
     process.kill(-pid, signal);
   } catch {
-    // ESRCH: every member has exited.
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // ESRCH: every member has exited.
+    }
   }
 }
 
@@ -207,6 +215,11 @@ function supervise(
   const grace = options.killGraceMs ?? KILL_GRACE_MS;
   const started = performance.now();
   return new Promise((resolve, reject) => {
+    // Aborted while its sandbox was being prepared: nothing is started at all.
+    if (options.signal?.aborted) {
+      reject(new CadreError('cancelled', 'the command was cancelled before it started'));
+      return;
+    }
     // detached: the child leads its own process group, so one kill reaches its children too.
     const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     track(child.pid);
@@ -234,8 +247,6 @@ function supervise(
       escalate();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    // Aborted while the sandbox was being prepared: the listener above will never fire.
-    if (options.signal?.aborted) onAbort();
 
     const settle = (): boolean => {
       if (settled) return false;
