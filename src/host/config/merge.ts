@@ -6,6 +6,7 @@ import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
 import type { McpServerConfig, McpServersConfig } from '../../shared/mcp-config.js';
 import { DEFAULT_CAPS } from '../../shared/run-spec.js';
+import { isUnder } from '../capabilities/policy/path-match.js';
 import { limitProjectConfig } from './project-limits.js';
 import type {
   ConfigFile,
@@ -250,14 +251,14 @@ function mergeSandbox(
       `sandbox.bwrapPath in the ${where} is ignored: the sandbox program is taken only from system directories or ~/.cadre/config.json`,
     );
   const projectAllow = (project?.allowRead ?? []).map(resolveProject);
-  for (const p of projectAllow.filter((p) => !isInside(p, projectDir)))
+  for (const p of projectAllow.filter((p) => !isUnder(p, projectDir)))
     warnings.push(
       `sandbox.allowRead "${p}" in the ${where} is ignored: a project can widen what commands read only in ~/.cadre/config.json`,
     );
   const settings: SandboxSettings = {
     mode,
     allowRead: unique([
-      ...projectAllow.filter((p) => isInside(p, projectDir)),
+      ...projectAllow.filter((p) => isUnder(p, projectDir)),
       ...(user?.allowRead ?? []).map(resolveUser),
     ]),
     denyRead: unique([
@@ -318,11 +319,6 @@ function mergeMcpServers(
   for (const [name, config] of Object.entries(project ?? {}))
     out[name] = { name, config, scope: 'project', origin: projectFile };
   return out;
-}
-
-function isInside(p: string, dir: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel === '' || (rel !== '..' && !rel.startsWith('../') && !path.isAbsolute(rel));
 }
 
 function resolvePath(p: string, base: string, home: string): string {

@@ -7,13 +7,10 @@
 //   read there;
 // - a provider's `apiKeyEnv` / `authTokenEnv`: the person's key would go to a server the
 //   repository names.
+import { isUnder } from '../capabilities/policy/path-match.js';
 import type { ConfigFile } from './schema.js';
 
 const WHERE = '.cadre/config.json of the project';
-
-function inside(p: string, dir: string): boolean {
-  return p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
 
 /** The project file with what it may not set taken out, and one warning for each thing taken. */
 export function limitProjectConfig(
@@ -32,9 +29,9 @@ export function limitProjectConfig(
       );
     }
     const dirs = permissions.additionalDirectories ?? [];
-    const outside = dirs.filter((d) => !inside(resolve(d), projectDir));
+    const outside = dirs.filter((d) => !isUnder(resolve(d), projectDir));
     if (outside.length > 0) {
-      permissions.additionalDirectories = dirs.filter((d) => inside(resolve(d), projectDir));
+      permissions.additionalDirectories = dirs.filter((d) => isUnder(resolve(d), projectDir));
       for (const d of outside)
         warnings.push(
           `permissions.additionalDirectories "${resolve(d)}" in the ${WHERE} is ignored: a project can add directories outside itself only through ~/.cadre/config.json`,
