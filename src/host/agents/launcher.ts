@@ -16,7 +16,7 @@ import {
 import { emptyUsage, totalTokens, type TaskInput, type TaskOutput } from '../../shared/task.js';
 import { capabilitiesFor } from '../../shared/tools.js';
 import type { RunMcpTools } from '../capabilities/mcp/run-mcp-tools.js';
-import type { RunEnd } from '../pool/run-controller.js';
+import type { RunEnd } from '../pool/run-end.js';
 import { runToEnd } from '../pool/run-controller.js';
 import { agentCatalogue } from './catalogue.js';
 import { childGrant, maySpawn, rootGrant, type Grant } from './grant.js';
