@@ -1,34 +1,30 @@
-// createRuntime(): the library facade. Loads config and the registry once, owns the pool and the
-// scheduler, and runs tasks: each an async iterable of events plus one TaskOutput.
+// createRuntime(): the library facade. Loads config (runtime-config.ts) and the registry
+// (runtime-agents.ts) once, starts the executor (runtime-executor.ts), builds the runtime's core,
+// and returns the facade whose tasks (runtime-tasks.ts) are each events plus one TaskOutput.
 import os from 'node:os';
-import path from 'node:path';
-import { realpath } from 'node:fs/promises';
 import type { AgentInput, RegistryResult } from '../shared/agent-definition.js';
 import type { AgentEvent } from '../shared/events.js';
-import { CadreError } from '../shared/errors.js';
 import type { WorkerRunSpec } from '../shared/run-spec.js';
-import { TaskInput, type TaskOutput, type Usage } from '../shared/task.js';
-import { formatZodError } from '../shared/zod-format.js';
+import type { TaskInput, TaskOutput, Usage } from '../shared/task.js';
 import { runBatch, type BatchOptions, type BatchResult } from './batch/run-batch.js';
 import type { BatchTask } from './batch/task-file.js';
-import { cancelReason, launch, type RunNode } from './agents/launcher.js';
+import { cancelReason } from './agents/cancel-reason.js';
 import type { ModelEnv } from './agents/model-resolve.js';
 import { RuntimeCore } from './agents/runtime-core.js';
-import { AgentTree } from './agents/tree.js';
 import { ApprovalBroker, nonInteractiveResolver, type ApprovalResolver } from './approvals/index.js';
 import { McpRuntime } from './capabilities/mcp/mcp-runtime.js';
 import type { TrustPrompt } from './capabilities/mcp/trust-gate.js';
 import { SandboxGate, type WarningSink } from './capabilities/sandbox/gate.js';
-import { loadConfig, type CadreConfig } from './config.js';
-import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
+import type { CadreConfig, LoadedConfig } from './config.js';
 import { Scheduler } from './pool/scheduler.js';
-import { ThreadPool } from './pool/thread-pool.js';
-import { formatIssue, loadRegistry } from './registry/index.js';
+import type { ThreadPool } from './pool/thread-pool.js';
 import type { RecordsLocation } from './records/location.js';
 import { openRecords } from './records/open.js';
-import { TaskEvents } from './task-events.js';
 import { asyncDispose } from './async-dispose.js';
-import { readFile } from 'node:fs/promises';
+import { loadAgents, readCassette, reloadAgents } from './runtime-agents.js';
+import { projectDirOf, runtimeConfig } from './runtime-config.js';
+import { startExecutor } from './runtime-executor.js';
+import { taskStarters } from './runtime-tasks.js';
 
 /** How to create a runtime. Everything is optional. */
 export interface RuntimeOptions {
@@ -178,75 +174,17 @@ export interface Runtime {
 
 /** Creates a runtime. */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  const cwd = await realpath(path.resolve(options.cwd ?? process.cwd())).catch(() => {
-    throw new CadreError(
-      'invalid_input',
-      `options.cwd: directory ${options.cwd ?? process.cwd()} does not exist`,
-    );
-  });
+  const cwd = await projectDirOf(options);
   const home = options.home ?? os.homedir();
-  const loaded = await loadConfig({ cwd, home });
-  // A config that does not parse may be missing deny rules: refuse to run rather than guess.
-  if (loaded.errors.length > 0)
-    throw new CadreError(
-      'invalid_input',
-      `invalid configuration:\n${loaded.errors.map(formatIssue).join('\n')}`,
-    );
-  const config: CadreConfig = {
-    ...loaded.merged,
-    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-    ...(options.isolation ? { isolation: options.isolation } : {}),
-    ...(options.memoryLimitMb ? { memoryLimitMb: options.memoryLimitMb } : {}),
-    ...(options.tokenBudget ? { tokenBudget: options.tokenBudget } : {}),
-    permissions: {
-      ...loaded.merged.permissions,
-      ...(options.permissionMode ? { defaultMode: options.permissionMode } : {}),
-    },
-  };
-  const concurrency = Math.max(1, config.concurrency);
-  const memoryLimitMb = config.memoryLimitMb ?? 512;
-  let pool: ThreadPool | undefined;
-  let executor: Executor;
-  if (config.isolation === 'process') executor = processExecutor({ memoryLimitMb });
-  else {
-    pool = new ThreadPool({
-      // Active runs hold scheduler slots (at most `concurrency`); a parent waiting on its children
-      // lends its slot but keeps its thread. Serving the deepest waiters first keeps the waiting
-      // parents at each depth to at most `concurrency`, so this many threads can never deadlock.
-      maxThreads: concurrency * (config.maxDepth + 1),
-      // One warm thread: more would compete for the CPU with the first run's start.
-      minThreads: 1,
-      memoryLimitMb,
-      ...(options.threadIdleTimeoutMs ? { idleTimeoutMs: options.threadIdleTimeoutMs } : {}),
-    });
-    executor = threadExecutor(pool);
-  }
+  const { loaded, config } = await runtimeConfig(cwd, home, options);
   // The pool's warm thread loads while the registry is read: the first run starts sooner.
+  const { executor, pool } = startExecutor(config, options.threadIdleTimeoutMs);
   let registry: RegistryResult;
   let cassette: string | undefined;
-  try {
-    registry = await loadRegistry({
-      cwd,
-      home,
-      cliAgents: options.agents,
-      config: loaded,
-      env: options.env ?? process.env,
-      ...(options.registryCacheDir !== undefined ? { cacheDir: options.registryCacheDir } : {}),
-    });
-    cassette = options.replay
-      ? await readFile(options.replay, 'utf8').catch((error: NodeJS.ErrnoException) => {
-          throw new CadreError(
-            'invalid_input',
-            `options.replay: cannot read ${options.replay}: ${error.code ?? error.message}`,
-          );
-        })
-      : undefined;
-  } catch (error) {
-    await pool?.close();
-    throw error;
-  }
   let records: Awaited<ReturnType<typeof openRecords>>;
   try {
+    registry = await loadAgents(cwd, home, loaded, options);
+    cassette = await readCassette(options);
     // The registry cache is cadre's state too: a forged entry would be loaded as a parsed agent
     // file (a mode or tools its file never had), so no agent may read or write it.
     records = await openRecords(cwd, home, config, [
@@ -258,121 +196,81 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await pool?.close();
     throw error;
   }
-  const warn: WarningSink =
-    options.onWarning ?? ((message) => void process.stderr.write(`cadre: warning: ${message}\n`));
-  // What the project's config tried to loosen and may not, said on every run like the sandbox's.
-  for (const message of config.projectWarnings) warn(message);
-  const sandbox = new SandboxGate(
-    config.sandbox,
-    warn,
-    // cadre's records (every project's transcripts and audit logs, cassettes) are hidden from
-    // commands like secrets, so no command reads or edits another run's records.
-    records.paths,
-  );
-  sandbox.announce();
-  const core = new RuntimeCore(
+  const core = new RuntimeCore({
     cwd,
     home,
     config,
     registry,
-    options.env ?? process.env,
-    new Scheduler(concurrency, config.queueLimit ?? 10_000),
+    env: options.env ?? process.env,
+    scheduler: new Scheduler(Math.max(1, config.concurrency), config.queueLimit ?? 10_000),
     executor,
-    new ApprovalBroker(options.approvals ?? nonInteractiveResolver()),
-    records.audit,
-    records.location.transcriptsDir,
-    records.paths,
-    {
+    approvals: new ApprovalBroker(options.approvals ?? nonInteractiveResolver()),
+    audit: records.audit,
+    transcriptsDir: records.location.transcriptsDir,
+    records: records.paths,
+    options: {
       ...(options.model ? { model: options.model } : {}),
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
       ...(options.record ? { record: options.record } : {}),
       ...(options.allowFaultInjection ? { allowFaultInjection: true } : {}),
     },
     cassette,
-    faultFromPrompt,
-    new McpRuntime({
-      configured: config.mcpServers,
-      env: options.env ?? process.env,
-      cwd,
-      home,
-      sandboxMode: config.sandbox.mode,
-      rules: {
-        allow: config.permissions.allow,
-        ask: config.permissions.ask,
-        deny: config.permissions.deny,
-      },
-      ...(options.mcpTrust ? { trustPrompt: options.mcpTrust } : {}),
-    }),
-    sandbox,
-  );
-  let treeSeq = 0;
+    faultFor: faultFromPrompt,
+    mcp: mcpRuntime(cwd, home, config, options),
+    sandbox: sandboxGate(config, records.paths, options),
+  });
+  return runtimeFacade(core, { pool, loaded, records, agents: options.agents });
+}
 
-  /** Starts `raw` in `tree`; the handle's events are the tree's while this task runs. */
-  const start = async (
-    raw: TaskInput,
-    tree: AgentTree,
-    taskOptions: TaskOptions = {},
-  ): Promise<TaskHandle> => {
-    const parsed = TaskInput.safeParse(raw);
-    if (!parsed.success)
-      throw new CadreError('invalid_input', formatZodError(parsed.error, 'task').join('; '));
-    const events = new TaskEvents(tree, taskOptions.events !== false);
-    let node: RunNode;
-    try {
-      node = (await launch(core, parsed.data, tree)).node;
-    } catch (error) {
-      events.end();
-      throw error;
-    }
-    const stop = () => node.cancel.abort(cancelReason('user_cancelled'));
-    const { signal } = taskOptions;
-    signal?.addEventListener('abort', stop, { once: true });
-    if (signal?.aborted) stop();
-    const result = node.done.then((output) => {
-      signal?.removeEventListener('abort', stop);
-      events.end();
-      return output;
-    });
-    events.handedOver();
-    return {
-      agentId: node.agentId,
-      get events() {
-        return events.read();
-      },
-      result,
-      usage: () => tree.usage,
-      stop,
-    };
-  };
+/** The MCP servers of a runtime, started on first use and shared by all its runs. */
+function mcpRuntime(cwd: string, home: string, config: CadreConfig, options: RuntimeOptions): McpRuntime {
+  return new McpRuntime({
+    configured: config.mcpServers,
+    env: options.env ?? process.env,
+    cwd,
+    home,
+    sandboxMode: config.sandbox.mode,
+    rules: {
+      allow: config.permissions.allow,
+      ask: config.permissions.ask,
+      deny: config.permissions.deny,
+    },
+    ...(options.mcpTrust ? { trustPrompt: options.mcpTrust } : {}),
+  });
+}
 
-  const task: Runtime['task'] = (raw, taskOptions) =>
-    start(
-      raw,
-      new AgentTree(
-        `tree-${++treeSeq}`,
-        config.tokenBudget,
-        taskOptions?.onEvent ? [taskOptions.onEvent] : [],
-      ),
-      taskOptions,
-    );
+/**
+ * The command sandbox of a runtime, announced: the user hears which mode is in force, and what the
+ * project's config tried to loosen and may not, on every start.
+ */
+function sandboxGate(
+  config: CadreConfig,
+  recordPaths: readonly string[],
+  options: Pick<RuntimeOptions, 'onWarning'>,
+): SandboxGate {
+  const warn: WarningSink =
+    options.onWarning ?? ((message) => void process.stderr.write(`cadre: warning: ${message}\n`));
+  for (const message of config.projectWarnings) warn(message);
+  // cadre's records (every project's transcripts and audit logs, cassettes) are hidden from
+  // commands like secrets, so no command reads or edits another run's records.
+  const sandbox = new SandboxGate(config.sandbox, warn, recordPaths);
+  sandbox.announce();
+  return sandbox;
+}
 
-  const session: Runtime['session'] = (sessionOptions = {}) => {
-    const tree = new AgentTree(
-      `session-${++treeSeq}`,
-      config.tokenBudget,
-      sessionOptions.onEvent ? [sessionOptions.onEvent] : [],
-      true,
-    );
-    return {
-      id: tree.id,
-      task: (raw, taskOptions) => start(raw, tree, taskOptions),
-      stop() {
-        for (const node of core.running.values())
-          if (node.tree === tree) node.cancel.abort(cancelReason('user_cancelled'));
-      },
-    };
-  };
+/** What the facade holds besides the core. */
+interface FacadeParts {
+  pool: ThreadPool | undefined;
+  /** The config files the runtime started with (reloads fall back on them). */
+  loaded: LoadedConfig;
+  records: Awaited<ReturnType<typeof openRecords>>;
+  agents: RuntimeOptions['agents'];
+}
 
+/** The runtime as callers see it, over its core. */
+function runtimeFacade(core: RuntimeCore, parts: FacadeParts): Runtime {
+  const { pool, records } = parts;
+  const { task, session } = taskStarters(core);
   const close = async () => {
     await core.cancelAll();
     await core.mcp.close();
@@ -380,31 +278,25 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await core.audit?.close();
     await pool?.close();
   };
-
   return {
     get registry() {
       return core.registry;
     },
     approvals: core.approvals,
-    config,
-    cwd,
+    config: core.config,
+    cwd: core.cwd,
     records: records.location,
     notices: records.notices,
     task,
     session,
     async reloadAgents() {
-      const fresh = await loadConfig({ cwd, home });
-      const next = await loadRegistry({
-        cwd,
-        home,
-        cliAgents: options.agents,
-        config: fresh.errors.length > 0 ? loaded : fresh,
-      });
+      const next = await reloadAgents(core.cwd, core.home, parts.loaded, parts.agents);
       core.replaceRegistry(next);
       return next;
     },
     run: async (input, runOptions) => (await task(input, { ...runOptions, events: false })).result,
-    batch: (tasks, batchOptions) => runBatch({ task }, tasks, { concurrency, ...batchOptions }),
+    batch: (tasks, batchOptions) =>
+      runBatch({ task }, tasks, { concurrency: Math.max(1, core.config.concurrency), ...batchOptions }),
     stats: () => ({
       threads: pool?.threads().length ?? 0,
       active: core.scheduler.running,

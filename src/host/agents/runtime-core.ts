@@ -24,7 +24,8 @@ import type { Scheduler } from '../pool/scheduler.js';
 import { checkReplay, readTranscript, startTranscript, type TranscriptWriter } from '../transcripts/index.js';
 import { webHandlers } from '../web/web-fetch-handler.js';
 import { delegationHandlers } from './delegation-handlers.js';
-import { cancelReason, type RunNode } from './launcher.js';
+import { cancelReason } from './cancel-reason.js';
+import type { RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
 
 /**
@@ -47,10 +48,51 @@ export interface CoreOptions {
   allowFaultInjection?: boolean;
 }
 
+/** What a runtime core is made of: the runtime's settings and the parts every run shares. */
+export interface RuntimeCoreParts {
+  cwd: string;
+  home: string;
+  config: CadreConfig;
+  registry: RegistryResult;
+  env: ModelEnv;
+  scheduler: Scheduler;
+  executor: Executor;
+  approvals: ApprovalBroker;
+  audit: AuditLog | undefined;
+  transcriptsDir: string;
+  /** cadre's own records (absolute, real and as written): out of every file capability's reach. */
+  records: readonly string[];
+  options: CoreOptions;
+  cassette: string | undefined;
+  faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined;
+  /** The MCP servers of this runtime, shared by all its runs. */
+  mcp: McpRuntime;
+  /** The command sandbox: its settings, the probe, and what the user is told. */
+  sandbox: SandboxGate;
+}
+
 /** Everything a run needs from the runtime. */
 export class RuntimeCore {
   readonly running = new Map<string, RunNode>();
   readonly background = new Map<string, RunNode>();
+  readonly cwd: string;
+  readonly home: string;
+  readonly config: CadreConfig;
+  readonly env: ModelEnv;
+  readonly scheduler: Scheduler;
+  readonly executor: Executor;
+  readonly approvals: ApprovalBroker;
+  readonly audit: AuditLog | undefined;
+  readonly transcriptsDir: string;
+  /** cadre's own records (absolute, real and as written): out of every file capability's reach. */
+  readonly records: readonly string[];
+  readonly options: CoreOptions;
+  readonly cassette: string | undefined;
+  readonly faultFor: RuntimeCoreParts['faultFor'];
+  /** The MCP servers of this runtime, shared by all its runs. */
+  readonly mcp: McpRuntime;
+  /** The command sandbox: its settings, the probe, and what the user is told. */
+  readonly sandbox: SandboxGate;
   /** Definitions by name as written; names are looked up (any case) through `names`. */
   private byName: Map<string, LoadedAgent>;
   private names: AgentNames;
@@ -58,30 +100,25 @@ export class RuntimeCore {
   private readonly exchanges: string[] = [];
   private rulesCache: PolicyRules | undefined;
 
-  constructor(
-    readonly cwd: string,
-    readonly home: string,
-    readonly config: CadreConfig,
-    registry: RegistryResult,
-    readonly env: ModelEnv,
-    readonly scheduler: Scheduler,
-    readonly executor: Executor,
-    readonly approvals: ApprovalBroker,
-    readonly audit: AuditLog | undefined,
-    readonly transcriptsDir: string,
-    /** cadre's own records (absolute, real and as written): out of every file capability's reach. */
-    readonly records: readonly string[],
-    readonly options: CoreOptions,
-    readonly cassette: string | undefined,
-    readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
-    /** The MCP servers of this runtime, shared by all its runs. */
-    readonly mcp: McpRuntime,
-    /** The command sandbox: its settings, the probe, and what the user is told. */
-    readonly sandbox: SandboxGate,
-  ) {
-    this.currentRegistry = registry;
-    this.byName = new Map(registry.agents.map((a) => [a.name, a]));
-    this.names = new AgentNames(registry.agents.map((a) => a.name));
+  constructor(parts: RuntimeCoreParts) {
+    this.cwd = parts.cwd;
+    this.home = parts.home;
+    this.config = parts.config;
+    this.env = parts.env;
+    this.scheduler = parts.scheduler;
+    this.executor = parts.executor;
+    this.approvals = parts.approvals;
+    this.audit = parts.audit;
+    this.transcriptsDir = parts.transcriptsDir;
+    this.records = parts.records;
+    this.options = parts.options;
+    this.cassette = parts.cassette;
+    this.faultFor = parts.faultFor;
+    this.mcp = parts.mcp;
+    this.sandbox = parts.sandbox;
+    this.currentRegistry = parts.registry;
+    this.byName = new Map(parts.registry.agents.map((a) => [a.name, a]));
+    this.names = new AgentNames(parts.registry.agents.map((a) => a.name));
   }
 
   /** The agents in force. */

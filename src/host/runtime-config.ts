@@ -1,0 +1,45 @@
+// The configuration a runtime starts from: its project directory, the merged config files, and the
+// overrides the caller passed in options. A config that does not parse refuses the start.
+import path from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { CadreError } from '../shared/errors.js';
+import { loadConfig, type CadreConfig, type LoadedConfig } from './config.js';
+import { formatIssue } from './registry/index.js';
+import type { RuntimeOptions } from './runtime.js';
+
+/** The project directory of a runtime, real and checked to exist. */
+export async function projectDirOf(options: Pick<RuntimeOptions, 'cwd'>): Promise<string> {
+  return realpath(path.resolve(options.cwd ?? process.cwd())).catch(() => {
+    throw new CadreError(
+      'invalid_input',
+      `options.cwd: directory ${options.cwd ?? process.cwd()} does not exist`,
+    );
+  });
+}
+
+/** The config files as loaded, and the config in force: theirs with the options' overrides. */
+export async function runtimeConfig(
+  cwd: string,
+  home: string,
+  options: RuntimeOptions,
+): Promise<{ loaded: LoadedConfig; config: CadreConfig }> {
+  const loaded = await loadConfig({ cwd, home });
+  // A config that does not parse may be missing deny rules: refuse to run rather than guess.
+  if (loaded.errors.length > 0)
+    throw new CadreError(
+      'invalid_input',
+      `invalid configuration:\n${loaded.errors.map(formatIssue).join('\n')}`,
+    );
+  const config: CadreConfig = {
+    ...loaded.merged,
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    ...(options.isolation ? { isolation: options.isolation } : {}),
+    ...(options.memoryLimitMb ? { memoryLimitMb: options.memoryLimitMb } : {}),
+    ...(options.tokenBudget ? { tokenBudget: options.tokenBudget } : {}),
+    permissions: {
+      ...loaded.merged.permissions,
+      ...(options.permissionMode ? { defaultMode: options.permissionMode } : {}),
+    },
+  };
+  return { loaded, config };
+}

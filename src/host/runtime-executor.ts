@@ -1,0 +1,30 @@
+// Where a runtime's runs execute: a pool of worker threads sized so waiting parents can never
+// deadlock it, or one child process per run (isolation: 'process').
+import type { CadreConfig } from './config.js';
+import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
+import { ThreadPool } from './pool/thread-pool.js';
+
+/** A runtime's executor, and its thread pool in thread mode (for stats and close). */
+export interface RuntimeExecutor {
+  executor: Executor;
+  pool: ThreadPool | undefined;
+}
+
+/** Starts the executor `config` asks for; its warm thread loads while the caller goes on. */
+export function startExecutor(config: CadreConfig, threadIdleTimeoutMs: number | undefined): RuntimeExecutor {
+  const concurrency = Math.max(1, config.concurrency);
+  const memoryLimitMb = config.memoryLimitMb ?? 512;
+  if (config.isolation === 'process')
+    return { executor: processExecutor({ memoryLimitMb }), pool: undefined };
+  const pool = new ThreadPool({
+    // Active runs hold scheduler slots (at most `concurrency`); a parent waiting on its children
+    // lends its slot but keeps its thread. Serving the deepest waiters first keeps the waiting
+    // parents at each depth to at most `concurrency`, so this many threads can never deadlock.
+    maxThreads: concurrency * (config.maxDepth + 1),
+    // One warm thread: more would compete for the CPU with the first run's start.
+    minThreads: 1,
+    memoryLimitMb,
+    ...(threadIdleTimeoutMs ? { idleTimeoutMs: threadIdleTimeoutMs } : {}),
+  });
+  return { executor: threadExecutor(pool), pool };
+}
