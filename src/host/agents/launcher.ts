@@ -82,8 +82,8 @@ export async function launch(
     : { messages: [], warnings: [] };
   const agentId = input.resume ?? `${def.name}-${randomUUID().slice(0, 8)}`;
   const cwd = await runCwd(core, input, parent);
-  // The launch does not wait for the file: a transcript that cannot be opened ends the run as
-  // failed (io_error), below, and what it appended meanwhile was only held in memory.
+  // The launch does not wait for the file: a transcript that cannot be opened cancels the run with
+  // an io_error (below), its lifecycle ends it as failed, and what it appended was only held in memory.
   const transcript = core.startTranscript(agentId, input.resume !== undefined, {
     agentType: def.name,
     tree: tree.uid,
@@ -105,7 +105,6 @@ export async function launch(
   void liveRun({
     core,
     node,
-    def,
     plan,
     mcpPlan,
     search,

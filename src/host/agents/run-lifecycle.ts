@@ -1,7 +1,6 @@
 // A launched run's life once `launch` has returned: it waits for a scheduler slot, starts its MCP
 // tools, runs its worker through the controller, gives the slot back, and ends with its one
 // end-of-run record: the tree's accounting, the agent-end event and the transcript's status line.
-import type { LoadedAgent } from '../../shared/agent-definition.js';
 import type { AgentEvent } from '../../shared/events.js';
 import { isCadreError, toWire } from '../../shared/errors.js';
 import type { WorkerRunSpec } from '../../shared/run-spec.js';
@@ -24,7 +23,6 @@ import type { AgentTree } from './tree.js';
 export interface LaunchedRun {
   core: RuntimeCore;
   node: RunNode;
-  def: LoadedAgent;
   plan: RunPlan;
   mcpPlan: McpPlan;
   search: WebSearchGrant;
