@@ -2,8 +2,9 @@
 // (who calls, under which rules), the request parsed, the one policy function asked, a person asked
 // when it says `ask` (the run's clock stopped, the wait ended by the run's cancel signal, the request
 // and its answer reported into the run's transcript), and one audit line per call saying what was
-// decided, by whom, and how the call ended. File effects, commands (fs-handlers.ts) and subagent
-// launches (delegation-handlers.ts) are all built on these.
+// decided, by whom, and how the call ended (auditCall). File effects and commands (fs-handlers.ts),
+// WebFetch, MCP calls and subagent launches (delegation-handlers.ts) are all built on these; model
+// requests, which never ask, write their audit lines through auditCall too (model-http-relay.ts).
 import { randomUUID } from 'node:crypto';
 import { CadreError, fail, ok, REFUSAL_CODES, type Envelope, type ErrorCode } from '../../shared/errors.js';
 import type { AgentEvent } from '../../shared/events.js';
