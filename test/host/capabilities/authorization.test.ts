@@ -300,7 +300,9 @@ async function driveDelegation(scenario: Scenario): Promise<Observed> {
         approvals: callbackResolver(async (request, signal) => {
           asked.push(request);
           if (scenario === 'ask-cancelled') {
-            stop?.();
+            // The handle is in hand once task() returns; an ask can hardly come first, but wait for it.
+            const cancel = (): void => void (stop ? stop() : setTimeout(cancel, 10));
+            cancel();
             return new Promise<ResolverAnswer>((resolve) => {
               const late = () => resolve({ decision: 'allow', reason: 'too late' });
               if (signal.aborted) late();
