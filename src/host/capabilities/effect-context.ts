@@ -2,8 +2,9 @@
 // (who calls, under which rules), the request parsed, the one policy function asked, a person asked
 // when it says `ask` (the run's clock stopped, the wait ended by the run's cancel signal, the request
 // and its answer reported into the run's transcript), and one audit line per call saying what was
-// decided, by whom, and how the call ended. File effects, commands (fs-handlers.ts) and subagent
-// launches (delegation-handlers.ts) are all built on these.
+// decided, by whom, and how the call ended (auditCall). File effects and commands (fs-handlers.ts),
+// WebFetch, MCP calls and subagent launches (delegation-handlers.ts) are all built on these; model
+// requests, which never ask, write their audit lines through auditCall too (model-http-relay.ts).
 import { randomUUID } from 'node:crypto';
 import { CadreError, fail, ok, REFUSAL_CODES, type Envelope, type ErrorCode } from '../../shared/errors.js';
 import type { AgentEvent } from '../../shared/events.js';
@@ -238,6 +239,45 @@ async function askPerson(
   }
 }
 
+/** How one call ended, for its audit line. */
+export interface CallEnd {
+  reason: string;
+  ok: boolean;
+  errorCode?: string;
+}
+
+/**
+ * Writes one call's audit line: what was decided (`call`, filled in by `authorize`), by whom, and
+ * how the call ended. Every capability's audit line is written here, so they all read the same.
+ */
+export function auditCall(
+  ctx: Pick<EffectContext, 'agentId' | 'agentType' | 'audit'>,
+  capability: string,
+  args: unknown,
+  call: CallAudit,
+  startedMs: number,
+  end: CallEnd,
+): void {
+  ctx.audit?.record({
+    at: Date.now(),
+    agentId: ctx.agentId,
+    agentType: ctx.agentType,
+    capability,
+    args,
+    durationMs: performance.now() - startedMs,
+    // A refusal after the policy allowed (what a file turned out to begin with) is a deny too.
+    decision:
+      end.errorCode !== undefined && REFUSAL_CODES.has(end.errorCode) && call.decision !== 'ask'
+        ? 'deny'
+        : (call.decision ?? 'allow'),
+    ...(call.approval ? { approval: call.approval } : {}),
+    ...(call.decidedBy ? { decidedBy: call.decidedBy } : {}),
+    ...(call.waitedMs !== undefined ? { waitedMs: call.waitedMs } : {}),
+    ...(call.rule ? { rule: call.rule } : {}),
+    ...end,
+  });
+}
+
 /**
  * Runs one call with timing and its audit line; every result is an envelope. A refusal (one of
  * REFUSAL_CODES: audited as `deny` when nobody was asked) is told to `ctx.onRefused`. `summary` is
@@ -252,35 +292,16 @@ export function audited<T>(
 ): Promise<Envelope<T>> {
   const started = performance.now();
   const call: CallAudit = {};
-  const record = (entry: { reason: string; ok: boolean; errorCode?: string }) =>
-    ctx.audit?.record({
-      at: Date.now(),
-      agentId: ctx.agentId,
-      agentType: ctx.agentType,
-      capability,
-      args,
-      durationMs: performance.now() - started,
-      // A refusal after the policy allowed (what a file turned out to begin with) is a deny too.
-      decision:
-        entry.errorCode !== undefined && REFUSAL_CODES.has(entry.errorCode) && call.decision !== 'ask'
-          ? 'deny'
-          : (call.decision ?? 'allow'),
-      ...(call.approval ? { approval: call.approval } : {}),
-      ...(call.decidedBy ? { decidedBy: call.decidedBy } : {}),
-      ...(call.waitedMs !== undefined ? { waitedMs: call.waitedMs } : {}),
-      ...(call.rule ? { rule: call.rule } : {}),
-      ...entry,
-    });
   return work(call).then(
     ({ value, reason }) => {
-      record({ reason, ok: true });
+      auditCall(ctx, capability, args, call, started, { reason, ok: true });
       return ok(value);
     },
     (error: unknown) => {
       const envelope = fail(error);
       if (!envelope.ok) {
         const { code, message, details } = envelope.error;
-        record({ reason: message, ok: false, errorCode: code });
+        auditCall(ctx, capability, args, call, started, { reason: message, ok: false, errorCode: code });
         // The model reads the refusal in its tool result; the person reads it in the run's events.
         if (REFUSAL_CODES.has(code)) {
           const allow = allowRules(details);

@@ -6,15 +6,11 @@
 // with it: they live in the host, and `flush()` resolves once every line appended so far has been
 // handed to the OS. Nothing in the loop can throw past it: a failed write is kept as the failure
 // that `flush()` and `close()` report, and the loop stops.
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { CadreError, isCadreError } from '../../shared/errors.js';
 import { serialize, writeLines, type Line } from './serialize.js';
-import {
-  TRANSCRIPT_VERSION,
-  transcriptPath,
-  type TranscriptEnd,
-  type TranscriptStatusLine,
-} from './records.js';
+import { transcriptPath, type TranscriptEnd, type TranscriptStatusLine } from './records.js';
+import { openSegment, type SegmentSpec, type TranscriptSegment } from './segment.js';
 
 /** An open transcript. */
 export interface TranscriptWriter {
@@ -40,29 +36,6 @@ export interface OpenTranscriptOptions {
    * the OS instead of three. An existing file is still appended to.
    */
   fresh?: boolean;
-}
-
-/** Is the last byte of a non-empty file a newline? (A crash mid-line leaves a torn tail.) */
-async function endsWithNewline(handle: FileHandle, size: number): Promise<boolean> {
-  const byte = Buffer.alloc(1);
-  await handle.read(byte, 0, 1, size - 1);
-  return byte[0] === 0x0a;
-}
-
-/** Creates `file` exclusively (and `dir` if missing); undefined when the file already exists. */
-async function create(dir: string, file: string): Promise<FileHandle | undefined> {
-  const attempt = () =>
-    open(file, 'ax').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EEXIST') return undefined;
-      throw error;
-    });
-  try {
-    return await attempt();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await mkdir(dir, { recursive: true });
-  return attempt();
 }
 
 /**
@@ -93,103 +66,111 @@ export function startTranscript(
 ): TranscriptWriter {
   const file = transcriptPath(dir, agentId);
   const clock = options.clock ?? Date.now;
-  const startedAt = clock();
-  let queue: Line[] = [];
-  let handle: FileHandle | undefined;
-  // The file is opened, and lines are written, after the current turn of the event loop: a launch
-  // posts its run to a worker before the host spends anything on the file system, and the lines
-  // of one turn (a worker's batch of events) go out in one write.
-  const ready = (async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    let size = 0;
-    try {
-      const created = options.fresh === true ? await create(dir, file) : undefined;
-      if (created) handle = created;
-      else {
-        await mkdir(dir, { recursive: true });
-        handle = await open(file, 'a+');
-        size = (await handle.stat()).size;
-      }
+  const spec: SegmentSpec = {
+    dir,
+    file,
+    agentId,
+    startedAt: clock(),
+    clock,
+    ...(options.header ? { header: options.header } : {}),
+    ...(options.fresh !== undefined ? { fresh: options.fresh } : {}),
+  };
+  return new QueuedTranscript(file, clock, () => openSegment(spec));
+}
+
+/**
+ * A transcript whose lines wait in a queue that one write loop drains; every failure is kept as
+ * `failure` (and the queue dropped with it), never thrown past the loop.
+ */
+class QueuedTranscript implements TranscriptWriter {
+  readonly ready: Promise<void>;
+  private queue: Line[] = [];
+  private handle: FileHandle | undefined;
+  private writing: Promise<void> | undefined;
+  private failure: CadreError | undefined;
+  private isClosed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly clock: () => number,
+    open: () => Promise<TranscriptSegment>,
+  ) {
+    // The file is opened, and lines are written, after the current turn of the event loop: a
+    // launch posts its run to a worker before the host spends anything on the file system, and the
+    // lines of one turn (a worker's batch of events) go out in one write.
+    this.ready = (async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const segment = await open();
+      this.handle = segment.handle;
       // The header opens the segment, ahead of whatever was appended while the file was opening.
-      // Its own fields come first and win: a file that begins `{"type":"header","version":` is a
-      // transcript wherever it is copied (fs/sniff.ts keeps it from the file tools).
-      const own = { type: 'header', version: TRANSCRIPT_VERSION, agentId, at: startedAt, resumed: size > 0 };
-      const header = { ...own, ...options.header, ...own };
-      queue.unshift(serialize(header, clock));
-      if (size > 0 && !(await endsWithNewline(handle, size))) queue.unshift('\n');
-    } catch (error) {
-      await handle?.close().catch(() => undefined);
-      handle = undefined;
-      throw new CadreError('io_error', `cannot open transcript ${file}: ${(error as Error).message}`);
-    }
-  })();
+      this.queue.unshift(...segment.lead);
+    })();
+    // Callers that never look at `ready` learn of a failure from flush() and close().
+    this.ready.catch(() => undefined);
+    void this.pump();
+  }
 
-  let writing: Promise<void> | undefined;
-  let failure: CadreError | undefined;
-  let closed = false;
-  let closing: Promise<void> | undefined;
+  get closed(): boolean {
+    return this.isClosed;
+  }
 
-  // Never rejects: whatever goes wrong becomes `failure`, and the queue is dropped with it.
-  const drain = async (): Promise<void> => {
+  append(record: object): void {
+    if (this.isClosed || this.failure !== undefined) return;
+    if (this.queue.push(serialize(record, this.clock)) === 1 && this.writing === undefined)
+      setImmediate(() => this.pumpIfIdle());
+  }
+
+  async flush(): Promise<void> {
+    while (this.failure === undefined && (this.writing !== undefined || this.queue.length > 0))
+      await this.pump();
+    if (this.writing !== undefined) await this.writing;
+    if (this.failure) throw this.failure;
+  }
+
+  close(end: TranscriptEnd): Promise<void> {
+    if (this.closing) return this.closing;
+    this.isClosed = true;
+    const output = 'output' in end ? end.output : 'agentId' in end ? end : null;
+    const line: TranscriptStatusLine = { type: 'status', at: this.clock(), status: end.status, output };
+    // The status line is serialised once the lines before it are out: a long result is then held
+    // serialised once at a time (the run's agent-end event carries it too).
+    const finish = async () => {
+      await this.flush().catch(() => undefined);
+      if (this.failure === undefined) this.queue.push(serialize(line, this.clock));
+      await this.flush();
+    };
+    this.closing = finish().finally(() => this.handle?.close().catch(() => undefined));
+    return this.closing;
+  }
+
+  /** Never rejects: whatever goes wrong becomes `failure`, and the queue is dropped with it. */
+  private async drain(): Promise<void> {
     try {
-      await ready;
-      while (queue.length > 0 && handle !== undefined && failure === undefined) {
-        const lines = queue;
-        queue = [];
-        await writeLines(handle, lines);
+      await this.ready;
+      while (this.queue.length > 0 && this.handle !== undefined && this.failure === undefined) {
+        const lines = this.queue;
+        this.queue = [];
+        await writeLines(this.handle, lines);
       }
     } catch (error) {
-      failure ??= isCadreError(error)
+      this.failure ??= isCadreError(error)
         ? error
-        : new CadreError('io_error', `cannot write transcript ${file}: ${(error as Error).message}`);
+        : new CadreError('io_error', `cannot write transcript ${this.path}: ${(error as Error).message}`);
     }
-    if (failure !== undefined) queue = [];
-  };
-  const pump = (): Promise<void> => {
-    writing ??= drain().finally(() => {
-      writing = undefined;
-      // Lines appended during the last write's final await are picked up by a new loop.
-      if (queue.length > 0 && failure === undefined) void pump();
-    });
-    return writing;
-  };
-  const flush = async (): Promise<void> => {
-    while (failure === undefined && (writing !== undefined || queue.length > 0)) await pump();
-    if (writing !== undefined) await writing;
-    if (failure) throw failure;
-  };
-  const pumpIfIdle = () => {
-    if (writing === undefined && queue.length > 0) void pump();
-  };
-  // Callers that never look at `ready` learn of a failure from flush() and close().
-  ready.catch(() => undefined);
-  void pump();
+    if (this.failure !== undefined) this.queue = [];
+  }
 
-  return {
-    path: file,
-    ready,
-    get closed() {
-      return closed;
-    },
-    append(record) {
-      if (closed || failure !== undefined) return;
-      if (queue.push(serialize(record, clock)) === 1 && writing === undefined) setImmediate(pumpIfIdle);
-    },
-    flush,
-    close(end) {
-      if (closing) return closing;
-      closed = true;
-      const output = 'output' in end ? end.output : 'agentId' in end ? end : null;
-      const line: TranscriptStatusLine = { type: 'status', at: clock(), status: end.status, output };
-      // The status line is serialised once the lines before it are out: a long result is then
-      // held serialised once at a time (the run's agent-end event carries it too).
-      const finish = async () => {
-        await flush().catch(() => undefined);
-        if (failure === undefined) queue.push(serialize(line, clock));
-        await flush();
-      };
-      closing = finish().finally(() => handle?.close().catch(() => undefined));
-      return closing;
-    },
-  };
+  private pump(): Promise<void> {
+    this.writing ??= this.drain().finally(() => {
+      this.writing = undefined;
+      // Lines appended during the last write's final await are picked up by a new loop.
+      if (this.queue.length > 0 && this.failure === undefined) void this.pump();
+    });
+    return this.writing;
+  }
+
+  private pumpIfIdle(): void {
+    if (this.writing === undefined && this.queue.length > 0) void this.pump();
+  }
 }
