@@ -27,7 +27,7 @@ export type Candidates =
   | { ok: false; result: ToolResult };
 
 /** A glob without `/` matches base names at any depth, as ripgrep's --glob does. */
-export function recursiveGlob(glob: string): string {
+function recursiveGlob(glob: string): string {
   return glob.includes('/') ? glob : `**/${glob}`;
 }
 
