@@ -1,22 +1,23 @@
 // The agent loop: model turn -> tool calls -> tool results -> next turn, until the model ends its
 // turn, max_turns is reached, or the host stops the thread. An AsyncGenerator of AgentEvents whose
 // return value is the run's WorkerRunResult. All I/O comes in through `deps`.
-import { toWire, type WireError } from '../shared/errors.js';
-import type { AgentEvent, ConversationMessage } from '../shared/events.js';
+import { toWire } from '../shared/errors.js';
+import type { AgentEvent } from '../shared/events.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../shared/run-spec.js';
-import { addUsage, emptyUsage, type Usage } from '../shared/task.js';
+import { addUsage } from '../shared/task.js';
 import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
-import { Conversation, textOfBlocks, type Block } from './loop/conversation.js';
-import { runModelTurn, type ToolUse } from './loop/model-turn.js';
+import { eventStamp, type StampEvent } from './loop/agent-event.js';
+import { Conversation, textOfBlocks } from './loop/conversation.js';
 import { capFanOut } from './loop/fan-out.js';
-import { runToolCalls, type PendingCall, type ToolRunResult } from './loop/run-tools.js';
+import { runModelTurn, type TurnOutcome } from './loop/model-turn.js';
+import { append, NextMessage } from './loop/next-message.js';
+import { RunTally } from './loop/run-tally.js';
+import { runToolCalls, type ToolRunContext } from './loop/run-tools.js';
 import { serverToolEvents } from './loop/server-tools.js';
-import type {
-  ModelClient,
-  ModelRequest,
-  ServerToolDefinition,
-  ToolDefinition,
-} from './models/model-client.js';
+import { refusedBlock, toPendingCall, type PendingCall, type ToolRunResult } from './loop/tool-call.js';
+import { decideAfterTurn } from './loop/turn-decision.js';
+import { turnRequest } from './loop/turn-request.js';
+import type { ModelClient, ServerToolDefinition, ToolDefinition } from './models/model-client.js';
 
 /** The tools a run offers, as the loop uses them. */
 export interface LoopTools {
@@ -49,209 +50,113 @@ export const DEFAULT_GRACE_MESSAGE =
 export const CONTINUE_MESSAGE =
   'Your reply hit the output token limit (max_tokens) and was cut off. Continue exactly where you stopped, without repeating anything.';
 
-type Body = AgentEvent extends infer E
-  ? E extends AgentEvent
-    ? Omit<E, 'agentId' | 'parentId' | 'depth' | 'at'>
-    : never
-  : never;
-
 /** Runs one agent to the end of its loop. */
 export async function* runAgentLoop(deps: AgentLoopDeps): AsyncGenerator<AgentEvent, WorkerRunResult> {
   const { spec, client, tools, signal } = deps;
-  const event = (body: Body): AgentEvent =>
-    ({
-      ...body,
-      agentId: spec.agentId,
-      ...(spec.parentId === undefined ? {} : { parentId: spec.parentId }),
-      depth: spec.depth,
-      at: deps.now(),
-    }) as AgentEvent;
-  const isSafe = deps.isConcurrencySafe ?? ((name: string) => CONCURRENCY_SAFE_TOOLS.has(name));
+  const event = eventStamp(spec, deps.now);
   const offered = new Set(tools.definitions.map((d) => d.name));
   const launches = new Set(['Task', ...spec.extraTools.filter((t) => t.kind === 'agent').map((t) => t.name)]);
   const convo = new Conversation(spec.history, spec.caps.maxConversationChars);
-
-  let usage: Usage = emptyUsage();
-  let turns = 0;
-  let toolCalls = 0;
-  let answer = ''; // text of the latest answer, across continuations
-  let lastText = ''; // the latest non-empty answer
-  let continuing = false;
+  const next = new NextMessage(convo, event, spec.prompt);
+  const tally = new RunTally();
+  const running = toolRunContext(deps, event);
   let graceUsed = false;
   let estimateNoted = false;
-  let pending: Block[] = [{ type: 'text', text: spec.prompt }]; // the next user message
-
-  const result = (status: WorkerRunResult['status'], error?: WireError, partial = ''): WorkerRunResult => {
-    const text =
-      status === 'failed' && partial.trim() !== ''
-        ? continuing
-          ? answer + partial
-          : partial
-        : answer.trim() !== ''
-          ? answer
-          : lastText;
-    const out: WorkerRunResult = { status, result: text, usage, turns, toolCalls };
-    if (error !== undefined) out.error = error;
-    return out;
-  };
-  const append = (message: ConversationMessage): AgentEvent => {
-    convo.append(message);
-    return event({ type: 'message-append', message });
-  };
-  const flushPending = (): AgentEvent | undefined => {
-    if (pending.length === 0) return undefined;
-    const content =
-      pending.length === 1 && pending[0]?.['type'] === 'text' ? String(pending[0]['text']) : pending;
-    pending = [];
-    return append({ role: 'user', content });
-  };
 
   for (;;) {
     if (signal.aborted) {
-      const flushed = flushPending();
-      if (flushed) yield flushed;
-      return result('failed', { code: 'cancelled', message: 'the run was cancelled' });
+      yield* next.flush();
+      return tally.result('failed', { code: 'cancelled', message: 'the run was cancelled' });
     }
     const grace = !graceUsed && deps.grace.requested();
     if (grace) {
       graceUsed = true;
-      // After tool results the note shares their message; after a prompt it gets its own, so the task stays apart.
-      if (!pending.some((b) => b['type'] === 'tool_result')) {
-        const prompt = flushPending();
-        if (prompt) yield prompt;
-      }
-      pending.push({ type: 'text', text: deps.grace.message().trim() || DEFAULT_GRACE_MESSAGE });
+      yield* next.addGraceNote(deps.grace.message().trim() || DEFAULT_GRACE_MESSAGE);
     }
-    const flushed = flushPending();
-    if (flushed) yield flushed;
+    yield* next.flush();
     if (convo.tooLarge) {
-      return result('failed', {
+      return tally.result('failed', {
         code: 'too_large',
         message: `the conversation reached ${convo.size} characters, over this run's cap of ${convo.maxChars} (caps.maxConversationChars)`,
       });
     }
 
-    const request: ModelRequest = {
-      model: spec.model.model,
-      system: spec.system,
-      messages: convo.snapshot(),
-      tools: tools.definitions,
-      maxTokens: spec.model.maxTokens,
-    };
-    if (tools.serverTools !== undefined && tools.serverTools.length > 0)
-      request.serverTools = tools.serverTools;
-    if (grace) {
-      // The API rejects tool blocks in a conversation without tool definitions: keep them, forbid their use.
-      const anyTools = tools.definitions.length > 0 || request.serverTools !== undefined;
-      if (convo.hasToolBlocks && anyTools) request.toolChoice = 'none';
-      else {
-        request.tools = [];
-        delete request.serverTools;
-      }
-    }
-
-    turns++;
-    const turn = yield* runModelTurn(client, request, signal, {
+    tally.turns++;
+    const turn = yield* runModelTurn(client, turnRequest(spec, tools, convo, grace), signal, {
       announceToolCalls: !grace,
       event,
       caps: spec.caps,
     });
-    usage = addUsage(usage, turn.usage);
+    tally.usage = addUsage(tally.usage, turn.usage);
     if (turn.estimated && !estimateNoted) {
       estimateNoted = true;
       const message = `token counts from the ${client.kind} model are estimates (characters ÷ 4)`;
       yield event({ type: 'notice', level: 'info', message });
     }
-    yield event({ type: 'usage', usage });
+    yield event({ type: 'usage', usage: tally.usage });
     const end = turn.end;
-    if (end === undefined) return result('failed', toWire(turn.error), turn.partial);
-    if (end.content.length > 0) yield append({ role: 'assistant', content: end.content });
-    for (const body of serverToolEvents(end.content)) yield event(body);
-    yield event({ type: 'turn-end', turn: turns, stopReason: end.stopReason });
-
+    if (end === undefined) return tally.result('failed', toWire(turn.error), turn.partial);
+    yield* replyEvents(convo, event, end, tally.turns);
     const text = textOfBlocks(end.content);
-    answer = continuing ? answer + text : text;
-    if (answer.trim() !== '') lastText = answer;
-    continuing = false;
+    tally.addText(text);
 
-    const calls: PendingCall[] = end.content
-      .filter((b) => b['type'] === 'tool_use')
-      .map((b) => toPendingCall(b, turn.uses.get(String(b['id'])), offered));
+    const calls = callsOf(end.content, turn, offered);
     capFanOut(calls, spec.caps, launches);
-
-    if (grace) {
-      // A model that calls tools anyway gets them answered unrun, so the transcript stays resumable.
-      if (calls.length > 0) {
-        pending = calls.map((c) =>
-          refusedBlock(c, 'not run: this was the final report turn, tools were no longer available.'),
-        );
-        yield flushPending() as AgentEvent;
+    const decision = decideAfterTurn({
+      grace,
+      stopReason: end.stopReason,
+      text,
+      calls: calls.length,
+      turns: tally.turns,
+      maxTurns: spec.maxTurns,
+    });
+    if (decision.kind === 'end') {
+      if (decision.unrun !== undefined) {
+        const unrun = decision.unrun;
+        next.set(calls.map((c) => refusedBlock(c, unrun)));
+        yield* next.flush();
       }
-      return result('completed');
-    }
-    if (end.stopReason === 'refusal') {
-      return result('failed', {
-        code: 'model_refusal',
-        message: `the model refused to continue (stop_reason refusal)${text ? `: ${text.slice(0, 500)}` : ''}`,
-        details: { reason: 'refusal' },
-      });
-    }
-    if (end.stopReason === 'model_context_window_exceeded') {
-      return result('failed', {
-        code: 'too_large',
-        message: "the conversation no longer fits the model's context window",
-      });
-    }
-    const resend = end.stopReason === 'pause_turn';
-    const cutOff = end.stopReason === 'max_tokens';
-    if (calls.length === 0 && !resend && !cutOff) return result('completed');
-
-    if (turns >= spec.maxTurns) {
-      pending = calls.map((c) =>
-        refusedBlock(c, `not run: the run reached its limit of ${spec.maxTurns} turns (max_turns).`),
-      );
-      const last = flushPending();
-      if (last) yield last;
-      return result('max_turns', {
-        code: 'max_turns',
-        message: `the run reached its limit of ${spec.maxTurns} turns before the model finished`,
-      });
+      return tally.result(decision.status, decision.error);
     }
     if (calls.length > 0) {
-      toolCalls += calls.length;
-      pending = yield* runToolCalls(calls, {
-        run: (name, input, s) => tools.run(name, input, s),
-        isConcurrencySafe: isSafe,
-        signal,
-        now: deps.now,
-        maxResultChars: spec.caps.maxToolResultChars,
-        event: (body) => event(body),
-      });
+      tally.toolCalls += calls.length;
+      next.set(yield* runToolCalls(calls, running));
     }
-    // pause_turn: the assistant message goes back as it is and the model picks up its own turn.
-    if (resend || cutOff) continuing = true;
-    if (cutOff) pending.push({ type: 'text', text: CONTINUE_MESSAGE });
+    tally.continuing = decision.continuing;
+    if (decision.askToContinue) next.push({ type: 'text', text: CONTINUE_MESSAGE });
   }
 }
 
-/** A tool_use block as a call to run, or to refuse when it names a tool not offered or its input is broken. */
-function toPendingCall(block: Block, use: ToolUse | undefined, offered: ReadonlySet<string>): PendingCall {
-  const call: PendingCall = {
-    id: String(block['id']),
-    name: String(block['name']),
-    input:
-      typeof block['input'] === 'object' && block['input'] !== null
-        ? (block['input'] as Record<string, unknown>)
-        : {},
+/** How the loop's tool calls run: the run's tools, signal and clock, in parallel where safe. */
+function toolRunContext(deps: AgentLoopDeps, event: StampEvent): ToolRunContext {
+  const { tools, signal, spec } = deps;
+  return {
+    run: (name, input, s) => tools.run(name, input, s),
+    isConcurrencySafe: deps.isConcurrencySafe ?? ((name: string) => CONCURRENCY_SAFE_TOOLS.has(name)),
+    signal,
+    now: deps.now,
+    maxResultChars: spec.caps.maxToolResultChars,
+    event: (body) => event(body),
   };
-  if (!offered.has(call.name)) {
-    call.refusal = `not_granted: no tool named "${call.name}" is offered to this agent; available: ${[...offered].join(', ') || 'none'}.`;
-  } else if (use?.inputError !== undefined) {
-    call.refusal = `invalid_input: ${use.inputError}. The call was not run (a reply cut off at max_tokens leaves its last tool call incomplete); send it again with complete input.`;
-  }
-  return call;
 }
 
-function refusedBlock(call: PendingCall, text: string): Block {
-  return { type: 'tool_result', tool_use_id: call.id, content: text, is_error: true };
+type Reply = NonNullable<TurnOutcome['end']>;
+
+/** Appends a finished reply to the conversation; yields its events and the turn's end. */
+function* replyEvents(
+  convo: Conversation,
+  event: StampEvent,
+  end: Reply,
+  turn: number,
+): Generator<AgentEvent> {
+  if (end.content.length > 0) yield append(convo, event, { role: 'assistant', content: end.content });
+  for (const body of serverToolEvents(end.content)) yield event(body);
+  yield event({ type: 'turn-end', turn, stopReason: end.stopReason });
+}
+
+/** The reply's tool_use blocks as calls, refused when not offered or broken. */
+function callsOf(content: Reply['content'], turn: TurnOutcome, offered: ReadonlySet<string>): PendingCall[] {
+  return content
+    .filter((b) => b['type'] === 'tool_use')
+    .map((b) => toPendingCall(b, turn.uses.get(String(b['id'])), offered));
 }

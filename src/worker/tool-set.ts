@@ -1,12 +1,13 @@
 // The tools one run offers its model: the built-ins its grant names, the delegation tools and any
-// agents exposed as tools, all running over the run's capability proxy.
+// agents exposed as tools, all running over the run's capability proxy. This is the table the loop
+// looks calls up in; answering a call (refusals, faults, the cap) is `loop/tool-call.ts`'s job.
 import type { GrantedCapabilities } from '../shared/capabilities.js';
+import { CadreError } from '../shared/errors.js';
 import type { WorkerRunSpec } from '../shared/run-spec.js';
 import { taskOutputTool, taskStopTool } from './delegation/background-tools.js';
 import { exposedAgentTool, taskTool } from './delegation/task-tool.js';
 import { todoReadTool, todoWriteTool } from './delegation/todo-tools.js';
-import { toWire } from '../shared/errors.js';
-import { BUILTIN_TOOLS, capResult } from './tools/index.js';
+import { builtinTool } from './tools/index.js';
 import { mcpTool } from './tools/mcp-tool.js';
 import type { ServerToolDefinition } from './models/model-client.js';
 import type { Tool, ToolContext, ToolDefinition, ToolResult } from './tools/tool.js';
@@ -14,34 +15,67 @@ import type { Tool, ToolContext, ToolDefinition, ToolResult } from './tools/tool
 /** The version of Anthropic's server-side web search tool cadre offers. */
 const WEB_SEARCH_TOOL_TYPE = 'web_search_20250305';
 
-/** The run's tools as the loop uses them. */
-export interface ToolSet {
+/** Tools by name with their Messages API definitions, run in one context. */
+export interface ToolTable {
   definitions: ToolDefinition[];
+  /** Runs a tool on raw model input; throws `not_granted` for a name not in the table. */
+  run(name: string, input: unknown, signal?: AbortSignal): Promise<ToolResult>;
+}
+
+/** The run's tools as the loop uses them. */
+export interface ToolSet extends ToolTable {
   /** Tools the model's provider runs itself: WebSearch, when the host offers it. */
   serverTools: ServerToolDefinition[];
-  run(name: string, input: unknown, signal?: AbortSignal): Promise<ToolResult>;
   /** Tools that delegate to subagents (safe to run in parallel). */
   isDelegation(name: string): boolean;
   /** MCP tools their server annotates read-only (safe to run in parallel). */
   isReadOnlyMcp(name: string): boolean;
 }
 
+/** The table of `tools` (a later tool of the same name replaces an earlier one), run in `ctx`. */
+export function toolTable(tools: Iterable<Tool>, ctx: ToolContext): ToolTable {
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) byName.set(tool.name, tool);
+  return {
+    definitions: [...byName.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.inputSchema,
+    })),
+    run: (name, input) => {
+      const tool = byName.get(name);
+      if (tool) return tool.run(input, ctx);
+      const available = [...byName.keys()].join(', ') || 'none';
+      return Promise.reject(
+        new CadreError('not_granted', `no tool named "${name}"; available: ${available}`),
+      );
+    },
+  };
+}
+
+/** The delegation tools a grant may name, made for this run. */
+function delegationTool(spec: WorkerRunSpec, name: string): Tool | undefined {
+  switch (name) {
+    case 'Task':
+      return taskTool(spec.taskTypes);
+    case 'TaskOutput':
+      return taskOutputTool;
+    case 'TaskStop':
+      return taskStopTool;
+    case 'TodoWrite':
+      return todoWriteTool;
+    case 'TodoRead':
+      return todoReadTool;
+    default:
+      return undefined;
+  }
+}
+
 /** Builds the tool set the host granted. */
 export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, signal: AbortSignal): ToolSet {
-  const delegation: Record<string, () => Tool> = {
-    Task: () => taskTool(spec.taskTypes),
-    TaskOutput: () => taskOutputTool,
-    TaskStop: () => taskStopTool,
-    TodoWrite: () => todoWriteTool,
-    TodoRead: () => todoReadTool,
-  };
   const tools = new Map<string, Tool>();
   for (const name of spec.tools) {
-    const make = Object.hasOwn(delegation, name) ? delegation[name] : undefined;
-    const builtin = Object.hasOwn(BUILTIN_TOOLS, name)
-      ? (BUILTIN_TOOLS as Record<string, Tool | undefined>)[name]
-      : undefined;
-    const tool = make?.() ?? builtin;
+    const tool = delegationTool(spec, name) ?? builtinTool(name);
     if (tool) tools.set(name, tool);
   }
   const exposed = new Set<string>();
@@ -61,39 +95,9 @@ export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, sig
       ? [{ type: WEB_SEARCH_TOOL_TYPE, name: 'web_search', ...spec.webSearch }]
       : [];
   return {
-    definitions: [...tools.values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.inputSchema,
-    })),
+    ...toolTable(tools.values(), ctx),
     serverTools,
-    run: (name, input) => {
-      const tool = tools.get(name);
-      if (!tool) {
-        return Promise.resolve({
-          content: `unknown tool "${name}"; available: ${[...tools.keys()].join(', ')}`,
-          isError: true,
-        });
-      }
-      return runOne(tool, input, ctx);
-    },
     isDelegation: (name) => name === 'Task' || exposed.has(name),
     isReadOnlyMcp: (name) => readOnlyMcp.has(name),
   };
-}
-
-/** Runs one tool; a thrown fault becomes an error result, and output is capped. */
-async function runOne(tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolResult> {
-  let result: ToolResult;
-  try {
-    result = await tool.run(input, ctx);
-  } catch (error) {
-    const wire = toWire(error);
-    result = { content: `${wire.code}: ${tool.name} failed: ${wire.message}`, isError: true };
-  }
-  const capped = {
-    content: capResult(result.content, ctx.limits.maxToolResultChars),
-    isError: result.isError,
-  };
-  return result.images && result.images.length > 0 ? { ...capped, images: result.images } : capped;
 }

@@ -19,14 +19,11 @@ import { parseMcpServersField } from './mcp-servers-field.js';
 import { staticNotInEffect } from './not-in-effect.js';
 import { unknownKeyProblem } from './unknown-keys.js';
 import { resolveTools } from './resolve-tools.js';
+import { DefinitionIssues, type IssueSite } from './definition-issues.js';
+import { systemPrompt } from './system-prompt.js';
 
 /** Where the fields came from, for messages, and the defaults to apply. */
-export interface BuildContext {
-  path: string;
-  /** Prefix for field names in messages, e.g. `agents.debugger` inside a config file. */
-  fieldPrefix?: string;
-  /** File line of each top-level key, when the source has lines. */
-  keyLines?: ReadonlyMap<string, number>;
+export interface BuildContext extends IssueSite {
   /** Defaults for limits the definition leaves out (config.json can change them). */
   defaults?: { timeout: number; idleTimeout: number };
 }
@@ -42,7 +39,7 @@ export interface ParsedAgent {
 
 const KNOWN_FIELDS: readonly string[] = Object.keys(AgentFrontmatter.shape);
 
-const LARGE_PROMPT = 200_000;
+type Frontmatter = z.infer<typeof AgentFrontmatter>;
 
 /** Validates `fields` and builds the definition; `body` is the Markdown body (undefined for JSON entries). */
 export function buildDefinition(
@@ -50,35 +47,14 @@ export function buildDefinition(
   body: string | undefined,
   ctx: BuildContext,
 ): ParsedAgent {
-  const errors: RegistryIssue[] = [];
-  const warnings: RegistryIssue[] = [];
-  const issue = (field: string | undefined, message: string): RegistryIssue => {
-    const out: RegistryIssue = { path: ctx.path, message };
-    const top = field?.split('.')[0];
-    const line = top === undefined ? undefined : ctx.keyLines?.get(top);
-    if (line !== undefined) out.line = line;
-    if (field !== undefined) out.field = ctx.fieldPrefix ? `${ctx.fieldPrefix}.${field}` : field;
-    return out;
-  };
-
-  const known: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (KNOWN_FIELDS.includes(key)) known[key] = value;
-    else if (IGNORED_FIELDS.includes(key))
-      warnings.push(issue(key, 'is a Claude Code field cadre does not implement; ignored'));
-    else {
-      const problem = unknownKeyProblem(key);
-      if (problem === undefined) warnings.push(issue(key, 'unknown field; ignored'));
-      else errors.push(issue(key, problem));
-    }
-  }
-
+  const issues = new DefinitionIssues(ctx);
+  const known = knownFields(fields, issues);
   const parsed = AgentFrontmatter.safeParse(known);
   const name = typeof known.name === 'string' && isAgentName(known.name) ? known.name : undefined;
   if (!parsed.success) {
     for (const zi of parsed.error.issues)
-      errors.push(issue(zi.path.map(String).join('.') || undefined, zodMessage(zi, known)));
-    return withName({ errors: sortByLine(errors), warnings: sortByLine(warnings) }, name);
+      issues.error(zi.path.map(String).join('.') || undefined, zodMessage(zi, known));
+    return issues.failed(name);
   }
   const def = parsed.data;
 
@@ -87,51 +63,62 @@ export function buildDefinition(
     disallowedTools: def.disallowedTools,
     profile: def.profile,
   });
-  for (const t of tools.errors) errors.push(issue(t.field, t.message));
-  for (const t of tools.warnings) warnings.push(issue(t.field, t.message));
-  for (const n of staticNotInEffect(def))
-    warnings.push(issue(n.field, `${n.item}: not in effect: ${n.reason}`));
+  for (const t of tools.errors) issues.error(t.field, t.message);
+  for (const t of tools.warnings) issues.warn(t.field, t.message);
+  for (const n of staticNotInEffect(def)) issues.warn(n.field, `${n.item}: not in effect: ${n.reason}`);
   const mcp = parseMcpServersField(def.mcpServers);
-  for (const m of mcp.issues) errors.push(issue(m.field, m.message));
-
-  const bodyText = body?.trim() ?? '';
-  if (body !== undefined && bodyText !== '' && def.prompt !== undefined) {
-    errors.push(
-      issue(
-        'prompt',
-        'is set twice: the Markdown body is the system prompt; remove the prompt field or the body',
-      ),
-    );
-  }
-  const prompt = bodyText !== '' ? bodyText : (def.prompt?.trim() ?? '');
-  if (prompt === '')
-    warnings.push(
-      issue(body === undefined ? 'prompt' : undefined, 'has no system prompt: the agent gets only the task'),
-    );
-  if (prompt.length > LARGE_PROMPT) {
-    const tokens = Math.round(prompt.length / 4 / 1000);
-    warnings.push(
-      issue(
-        body === undefined ? 'prompt' : undefined,
-        `system prompt is ${Math.round(prompt.length / 1024)} KiB (about ${tokens}k tokens); it may not fit the model's context`,
-      ),
-    );
-  }
-
+  for (const m of mcp.issues) issues.error(m.field, m.message);
+  const prompt = systemPrompt(body, def.prompt, issues);
   const model = def.model ?? AGENT_DEFAULTS.model;
   const modelProblem = modelNameProblem(model);
-  if (modelProblem !== undefined) errors.push(issue('model', modelProblem));
+  if (modelProblem !== undefined) issues.error('model', modelProblem);
 
-  if (errors.length > 0)
-    return withName({ errors: sortByLine(errors), warnings: sortByLine(warnings) }, name);
-  const defaults = ctx.defaults ?? AGENT_DEFAULTS;
+  if (issues.errors.length > 0) return issues.failed(name);
+  const agent = assemble(def, { prompt, model, tools, mcpServers: mcp.refs }, ctx.defaults ?? AGENT_DEFAULTS);
+  return { agent, name: agent.name, errors: issues.errors, warnings: sortByLine(issues.warnings) };
+}
+
+/**
+ * The fields cadre knows. A Claude Code field cadre does not implement, or a key far from every
+ * known one, is ignored with a warning; a key that looks like a misspelt known one is an error.
+ */
+function knownFields(fields: Record<string, unknown>, issues: DefinitionIssues): Record<string, unknown> {
+  const known: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (KNOWN_FIELDS.includes(key)) known[key] = value;
+    else if (IGNORED_FIELDS.includes(key))
+      issues.warn(key, 'is a Claude Code field cadre does not implement; ignored');
+    else {
+      const problem = unknownKeyProblem(key);
+      if (problem === undefined) issues.warn(key, 'unknown field; ignored');
+      else issues.error(key, problem);
+    }
+  }
+  return known;
+}
+
+/** What the checks resolved, beside the fields taken as they are. */
+interface Resolved {
+  prompt: string;
+  model: string;
+  tools: ReturnType<typeof resolveTools>;
+  mcpServers: ReturnType<typeof parseMcpServersField>['refs'];
+}
+
+/** The definition of a valid agent, with defaults for what it leaves out. */
+function assemble(
+  def: Frontmatter,
+  resolved: Resolved,
+  defaults: { timeout: number; idleTimeout: number },
+): AgentDefinition {
+  const { tools } = resolved;
   const agent: AgentDefinition = {
     name: def.name,
     description: def.description.trim(),
-    prompt,
+    prompt: resolved.prompt,
     tools: tools.tools,
     disallowedTools: tools.disallowedTools,
-    model,
+    model: resolved.model,
     timeout: def.timeout ?? defaults.timeout,
     idleTimeout: def.idleTimeout ?? defaults.idleTimeout,
     exposeAsTool: def.exposeAsTool ?? false,
@@ -139,7 +126,7 @@ export function buildDefinition(
   };
   if (tools.taskTypes !== undefined) agent.taskTypes = tools.taskTypes;
   if (tools.allTools) agent.inheritsMcpTools = true;
-  if (mcp.refs.length > 0) agent.mcpServers = mcp.refs;
+  if (resolved.mcpServers.length > 0) agent.mcpServers = resolved.mcpServers;
   if (def.maxTurns !== undefined) agent.maxTurns = def.maxTurns;
   if (def.permissionMode !== undefined) agent.permissionMode = def.permissionMode;
   if (def.tokenBudget !== undefined) agent.tokenBudget = def.tokenBudget;
@@ -147,12 +134,7 @@ export function buildDefinition(
   if (def.input !== undefined) agent.input = def.input;
   if (def.isolation !== undefined) agent.isolation = def.isolation;
   if (def.color !== undefined) agent.color = def.color;
-  return { agent, name: agent.name, errors, warnings: sortByLine(warnings) };
-}
-
-function withName(result: ParsedAgent, name: string | undefined): ParsedAgent {
-  if (name !== undefined) result.name = name;
-  return result;
+  return agent;
 }
 
 function zodMessage(issue: z.core.$ZodIssue, fields: Record<string, unknown>): string {

@@ -3,7 +3,7 @@
 // otherwise start thousands of subagents, or run until the worker runs out of memory. The calls
 // past a cap are answered, unrun, with an error that states the limit and says not to retry.
 import type { RunCaps } from '../../shared/run-spec.js';
-import type { PendingCall } from './run-tools.js';
+import type { PendingCall } from './tool-call.js';
 
 /**
  * Marks the calls past the caps as refused, in the model's order. `launches` names the tools that

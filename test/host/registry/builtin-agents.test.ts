@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MUTATING_TOOLS, ToolName } from '../../../src/shared/tools.js';
-import { BUILTIN_AGENTS_DIR } from '../../../src/host/registry/load-registry.js';
+import { BUILTIN_AGENTS_DIR } from '../../../src/host/registry/agent-sources.js';
 import { parseAgentFile } from '../../../src/host/registry/parse-agent.js';
 
 async function builtin(name: string) {

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentSource } from '../../../src/shared/agent-definition.js';
-import { BUILTIN_AGENTS_DIR, loadRegistry, SOURCE_ORDER } from '../../../src/host/registry/load-registry.js';
+import { BUILTIN_AGENTS_DIR } from '../../../src/host/registry/agent-sources.js';
+import { loadRegistry } from '../../../src/host/registry/load-registry.js';
+import { SOURCE_ORDER } from '../../../src/host/registry/precedence.js';
 import { agentFile, copyFixture, tempDir, writeFiles } from './temp-dirs.js';
 
 let project: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capFanOut } from '../../../src/worker/loop/fan-out.js';
-import type { PendingCall } from '../../../src/worker/loop/run-tools.js';
+import type { PendingCall } from '../../../src/worker/loop/tool-call.js';
 
 const calls = (names: string[]): PendingCall[] => names.map((name, i) => ({ id: `t${i}`, name, input: {} }));
 const refused = (list: PendingCall[]) =>

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS } from '../../../src/shared/run-spec.js';
 import type { LoopTools } from '../../../src/worker/agent-loop.js';
 import { createOfflineClient, OFFLINE_NOTICE } from '../../../src/worker/models/offline.js';
-import { runTool, toolDefinitionsFor } from '../../../src/worker/tools/index.js';
+import { toolTable } from '../../../src/worker/tool-set.js';
+import { builtinTool } from '../../../src/worker/tools/index.js';
+import type { Tool } from '../../../src/worker/tools/tool.js';
 import { fsCapabilities } from './fs-capabilities.js';
 import { drive, makeSpec, ofType } from './loop-support.js';
 
@@ -45,12 +47,16 @@ afterAll(async () => {
 function realTools(names: string[], dir = root): LoopTools & { calls: string[] } {
   const calls: string[] = [];
   const ctx = { caps: fsCapabilities(dir), cwd: dir, limits: DEFAULT_CAPS, readState: new Map() };
+  const table = toolTable(
+    names.map((n) => builtinTool(n)).filter((t): t is Tool => t !== undefined),
+    ctx,
+  );
   return {
     calls,
-    definitions: toolDefinitionsFor(names),
+    definitions: table.definitions,
     run: (name, input) => {
       calls.push(name);
-      return runTool(name, input, ctx);
+      return table.run(name, input);
     },
   };
 }

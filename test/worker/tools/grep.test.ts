@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GREP_READ_CHUNK, grepTool } from '../../../src/worker/tools/grep.js';
+import { GREP_READ_CHUNK } from '../../../src/worker/tools/grep-files.js';
+import { grepTool } from '../../../src/worker/tools/grep.js';
 import { FakeProject } from './fake-capabilities.js';
 
 // Files are created in this order, so fs.glob (newest first) returns them reversed.

@@ -3,6 +3,7 @@
 // sent no text, `isError` carried over. The text is cut to the server's output budget with a note,
 // here on the host, so an oversized result never crosses to the worker.
 import type { McpCallResult, ToolImage } from '../../../shared/capabilities.js';
+import { capText } from '../../../shared/cap-text.js';
 import type { McpRawResult } from './session.js';
 
 /** Images kept per result, and the largest one (base64 characters, about 750 KB of image). */
@@ -75,10 +76,12 @@ export function formatMcpResult(raw: McpRawResult, budget: number): McpCallResul
       ? '(the tool reported an error without a message)'
       : '(the tool returned no content)';
   const truncated = content.length > budget;
-  if (truncated) {
-    const note = `\n... [output truncated: ${content.length - budget} of ${content.length} characters not shown; this MCP server's output budget is ${budget} characters (maxOutputChars)]`;
-    content = content.slice(0, Math.max(0, budget - note.length)) + note;
-  }
+  content = capText(
+    content,
+    budget,
+    (dropped, total) =>
+      `\n... [output truncated: ${dropped} of ${total} characters not shown; this MCP server's output budget is ${budget} characters (maxOutputChars)]`,
+  );
   const out: McpCallResult = { content, isError: raw.isError, truncated };
   if (images.length > 0) out.images = images;
   return out;
