@@ -39,11 +39,75 @@ function snippet(content: string, start: number, length: number): string {
   return numberLines(lines.slice(from - 1, to), from);
 }
 
+/** Where `oldString` stands in `content`, with the strings aligned to the file's line endings. */
+interface Match {
+  found: number[];
+  oldString: string;
+  newString: string;
+}
+
+/** Finds `oldString` in `content`, or the error result that says why the edit cannot go ahead. */
+function locate(
+  content: string,
+  filePath: string,
+  edit: { oldString: string; newString: string; replaceAll: boolean },
+): Match | ToolResult {
+  let { oldString, newString } = edit;
+  let found = occurrences(content, oldString);
+  // A model usually writes \n; a CRLF file still matches once the line endings are aligned.
+  if (
+    found.length === 0 &&
+    content.includes('\r\n') &&
+    oldString.includes('\n') &&
+    !oldString.includes('\r')
+  ) {
+    oldString = oldString.replace(/\n/g, '\r\n');
+    newString = newString.replace(/\r?\n/g, '\r\n');
+    found = occurrences(content, oldString);
+  }
+  if (found.length === 0) {
+    const hint = /^\s*\d+\t/m.test(oldString)
+      ? ' old_string seems to include line-number prefixes from Read output; remove them.'
+      : ' Read the file again and copy the text exactly, including whitespace and indentation.';
+    return toolError(`not_found: old_string was not found in ${filePath}.${hint}`);
+  }
+  if (found.length > 1 && !edit.replaceAll) {
+    return toolError(
+      `invalid_input: old_string matches ${found.length} places in ${filePath}. Include more surrounding lines to make it unique, or set replace_all to true to change every occurrence.`,
+    );
+  }
+  return { found: edit.replaceAll ? found : found.slice(0, 1), oldString, newString };
+}
+
+/** `content` with the matched occurrences replaced. */
+function replaceAt(content: string, match: Match): string {
+  let updated = '';
+  let cursor = 0;
+  for (const at of match.found) {
+    updated += content.slice(cursor, at) + match.newString;
+    cursor = at + match.oldString.length;
+  }
+  return updated + content.slice(cursor);
+}
+
+/** An empty old_string on a missing file: create it. */
+async function createFile(
+  ctx: ToolContext,
+  filePath: string,
+  content: string,
+  key: string,
+): Promise<ToolResult> {
+  const created = await callCapability(ctx, 'fs.write', { path: filePath, content });
+  if (!created.ok) return capabilityFailure(created.error);
+  ctx.readState.set(key, { mtimeMs: created.value.mtimeMs });
+  return toolText(`Created ${filePath} (${created.value.bytes} bytes).`);
+}
+
 async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
   const parsed = parseToolInput('Edit', EditInput, input);
   if (!parsed.ok) return parsed.result;
   const { file_path: filePath, replace_all: replaceAll = false } = parsed.data;
-  let { old_string: oldString, new_string: newString } = parsed.data;
+  const { old_string: oldString, new_string: newString } = parsed.data;
   if (oldString === newString) {
     return toolError(
       'invalid_input: old_string and new_string are identical, so there is nothing to change.',
@@ -58,10 +122,7 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
         `not_found: ${filePath} does not exist. Use an empty old_string to create it, or Write.`,
       );
     }
-    const created = await callCapability(ctx, 'fs.write', { path: filePath, content: newString });
-    if (!created.ok) return capabilityFailure(created.error);
-    ctx.readState.set(guard.key, { mtimeMs: created.value.mtimeMs });
-    return toolText(`Created ${filePath} (${created.value.bytes} bytes).`);
+    return createFile(ctx, filePath, newString, guard.key);
   }
   if (oldString === '') {
     return toolError(
@@ -83,39 +144,9 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
       `stale_file: ${filePath} has been modified since it was read. Read it again before editing it.`,
     );
   }
-  const content = file.content;
-  let found = occurrences(content, oldString);
-  // A model usually writes \n; a CRLF file still matches once the line endings are aligned.
-  if (
-    found.length === 0 &&
-    content.includes('\r\n') &&
-    oldString.includes('\n') &&
-    !oldString.includes('\r')
-  ) {
-    oldString = oldString.replace(/\n/g, '\r\n');
-    newString = newString.replace(/\r?\n/g, '\r\n');
-    found = occurrences(content, oldString);
-  }
-  if (found.length === 0) {
-    const hint = /^\s*\d+\t/m.test(oldString)
-      ? ' old_string seems to include line-number prefixes from Read output; remove them.'
-      : ' Read the file again and copy the text exactly, including whitespace and indentation.';
-    return toolError(`not_found: old_string was not found in ${filePath}.${hint}`);
-  }
-  if (found.length > 1 && !replaceAll) {
-    return toolError(
-      `invalid_input: old_string matches ${found.length} places in ${filePath}. Include more surrounding lines to make it unique, or set replace_all to true to change every occurrence.`,
-    );
-  }
-
-  const targets = replaceAll ? found : found.slice(0, 1);
-  let updated = '';
-  let cursor = 0;
-  for (const at of targets) {
-    updated += content.slice(cursor, at) + newString;
-    cursor = at + oldString.length;
-  }
-  updated += content.slice(cursor);
+  const match = locate(file.content, filePath, { oldString, newString, replaceAll });
+  if (!('found' in match)) return match;
+  const updated = replaceAt(file.content, match);
 
   const written = await callCapability(ctx, 'fs.write', {
     path: filePath,
@@ -125,12 +156,12 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
   if (!written.ok) return capabilityFailure(written.error);
   ctx.readState.set(guard.key, { mtimeMs: written.value.mtimeMs });
 
-  const first = targets[0] ?? 0;
+  const first = match.found[0] ?? 0;
   const summary =
-    targets.length > 1
-      ? `The file ${filePath} has been updated: all ${targets.length} occurrences replaced. The first one now reads (cat -n):`
+    match.found.length > 1
+      ? `The file ${filePath} has been updated: all ${match.found.length} occurrences replaced. The first one now reads (cat -n):`
       : `The file ${filePath} has been updated. The edited region now reads (cat -n):`;
-  return toolText(`${summary}\n${snippet(updated, first, newString.length)}`);
+  return toolText(`${summary}\n${snippet(updated, first, match.newString.length)}`);
 }
 
 /** The Edit tool. */
