@@ -3,7 +3,9 @@
 // text, measured side by side (interleaved) in one process after warm-up; and what the grammar
 // costs a fresh process: importing the policy, loading the grammar (once, at the first command),
 // and the first decision. Drives the compiled library in dist/ (run `npm run build` first).
-// Run: npx tsx bench/sandbox-policy.ts
+// With `--against <dir>` (another checkout, built), its policy judges the same 4 KB line in the same
+// interleaved rounds, for a before/after figure from one run.
+// Run: npx tsx bench/sandbox-policy.ts [--against <dir>]
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { median, quantile, writeResult } from './support/stats.js';
 
 const DIST = path.resolve('dist', 'host', 'capabilities');
+const againstAt = process.argv.indexOf('--against');
+const AGAINST = againstAt > 0 ? process.argv[againstAt + 1] : undefined;
 const GOAL_MS = 1;
 const ROUNDS = 400;
 const FRESH_RUNS = 7;
@@ -124,15 +128,24 @@ async function main(): Promise<void> {
   });
   if (check.decision !== 'allow') throw new Error(`the 4 KB command should be allowed: ${check.reason}`);
 
+  const other =
+    AGAINST === undefined
+      ? undefined
+      : ((await import(
+          pathToFileURL(path.resolve(AGAINST, 'dist', 'host', 'capabilities', 'policy.js')).href
+        )) as PolicyModule);
+  await other?.loadShellGrammar();
   const series = {
     decideLong: decideTimer(policy, long),
+    ...(other ? { decideLongAgainst: decideTimer(other, long) } : {}),
     parseLong: parseTimer(grammar, long),
     decideShort: decideTimer(policy, SHORT),
     decideShortRepeated: decideTimer(policy, SHORT, true),
     parseShort: parseTimer(grammar, SHORT),
   };
-  const times: Record<keyof typeof series, number[]> = {
+  const times: Record<keyof typeof series | 'decideLongAgainst', number[]> = {
     decideLong: [],
+    decideLongAgainst: [],
     parseLong: [],
     decideShort: [],
     decideShortRepeated: [],
@@ -151,6 +164,9 @@ async function main(): Promise<void> {
     rounds: ROUNDS,
     decideLongMedianMs: round(median(times.decideLong)),
     decideLongP90Ms: round(quantile(times.decideLong, 0.9)),
+    ...(AGAINST === undefined
+      ? {}
+      : { against: AGAINST, decideLongAgainstMedianMs: round(median(times.decideLongAgainst)) }),
     parseLongMedianMs: round(median(times.parseLong)),
     decideShortMedianMs: round(median(times.decideShort)),
     decideShortP90Ms: round(quantile(times.decideShort, 0.9)),
@@ -175,6 +191,10 @@ async function main(): Promise<void> {
   console.log(
     `  4 KB command (${long.length} chars): decide median ${result.decideLongMedianMs} ms (p90 ${result.decideLongP90Ms} ms), of which the tree-sitter parse ${result.parseLongMedianMs} ms  goal <= ${GOAL_MS} ms: ${result.withinGoal ? 'met' : 'MISSED'}`,
   );
+  if (AGAINST !== undefined)
+    console.log(
+      `  the same 4 KB line judged by ${AGAINST}, interleaved: median ${result.decideLongAgainstMedianMs} ms`,
+    );
   console.log(
     `  short command (${SHORT.length} chars): decide median ${result.decideShortMedianMs} ms (p90 ${result.decideShortP90Ms} ms), parse ${result.parseShortMedianMs} ms; the same line again (reading kept) ${result.decideShortRepeatedMedianMs} ms`,
   );

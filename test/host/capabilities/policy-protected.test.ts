@@ -111,6 +111,9 @@ describe('protected paths for the file tools', () => {
     '.mcp.json',
     '.claude/settings.json',
     '.cadre/config.json',
+    '.cursor/mcp.json',
+    '.gemini/settings.json',
+    '.continue/config.yaml',
     'packages/web/.husky/pre-push',
     '.HUSKY/pre-commit',
   ];

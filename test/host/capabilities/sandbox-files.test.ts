@@ -192,6 +192,28 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
     );
   });
 
+  it("keeps other tools' code-running configuration read-only: .cursor/mcp.json, .gemini/settings.json, .continue", async () => {
+    await files(project, { '.cursor/rules/a.mdc': 'rule\n', '.gemini/GEMINI.md': 'notes\n' });
+    const attempts = [
+      'echo {} > .cursor/mcp.json',
+      'echo {} > .gemini/settings.json',
+      'mkdir -p .continue && echo evil > .continue/config.yaml',
+      'mv .cursor .cursor-moved',
+      'echo ok > .cursor/rules/b.mdc',
+      'echo ok > .gemini/GEMINI.md',
+    ];
+    const r = await runIn(backend, project, attempts.map((a) => `(${a}) 2>/dev/null`).join('; '));
+    expect(r.exitCode).toBe(0);
+    // The rest of those directories stays writable: only the files that run code are held.
+    expect(await readFile(path.join(project, '.cursor', 'rules', 'b.mdc'), 'utf8')).toBe('ok\n');
+    expect(await readFile(path.join(project, '.gemini', 'GEMINI.md'), 'utf8')).toBe('ok\n');
+    await eventually(async () => {
+      expect((await readdir(path.join(project, '.cursor'))).sort()).toEqual(['rules']);
+      expect((await readdir(path.join(project, '.gemini'))).sort()).toEqual(['GEMINI.md']);
+      expect((await readdir(project)).sort()).toEqual(['.cursor', '.gemini']);
+    });
+  });
+
   it('holds a missing protected path against concurrent commands, which share its placeholder', async () => {
     const attempt = (delay: number) =>
       runIn(

@@ -16,7 +16,8 @@ import {
 } from '../../../src/host/capabilities/policy.js';
 import { collectCommand, type Collection } from '../../../src/host/capabilities/policy/exec-collect.js';
 import { STUB_NAMES, traceWorld, type Trace, type TraceWorld } from '../../support/bash-trace.js';
-import { CommandGenerator, prng } from './shell-gen.js';
+import { readStatic } from '../../../src/host/capabilities/policy/shell-static.js';
+import { CommandGenerator, FastLineGenerator, prng } from './shell-gen.js';
 
 const HAND_WRITTEN = [
   // The bypasses named in issue 11, and their relatives.
@@ -37,6 +38,12 @@ const HAND_WRITTEN = [
   'X=rm; $X -rf y',
   'cat < .env',
   'cat < ~/.aws/credentials',
+  // The grammar reads a descriptor glued to `>` as a word, and `time` as a command name.
+  'cat 0>x',
+  'ls 9>out.txt',
+  'touch a 0>x ;',
+  'time -la README.md',
+  'time rm x',
   'echo x > .git/hooks/pre-commit',
   'echo {} > .cadre/config.json',
   "$'\\x72m' -rf x",
@@ -103,6 +110,7 @@ const HAND_WRITTEN = [
 const ALLOW = { allow: [...STUB_NAMES.map((n) => `Bash(${n}:*)`), 'Bash(/bin/bash:*)'] };
 const DENY_RM = { deny: ['Bash(rm:*)'] };
 const CASES_GENERATED = 2000;
+const FAST_GENERATED = 600;
 
 let world: TraceWorld;
 
@@ -256,5 +264,19 @@ describe('the shell policy against bash', () => {
     expect(judgements.filter((j) => j.isStatic).length).toBeGreaterThan(CASES_GENERATED / 5);
     expect(judgements.filter((j) => j.allowed).length).toBeGreaterThan(CASES_GENERATED / 10);
     expect(traces.filter((t) => t.invocations.length > 0).length).toBeGreaterThan(CASES_GENERATED / 2);
+  }, 180_000);
+
+  it(`agrees with bash on ${FAST_GENERATED} generated lines of the fast reader's language (seed 12)`, async () => {
+    const gen = new FastLineGenerator(prng(12));
+    const commands = Array.from({ length: FAST_GENERATED }, () => gen.line());
+    const { problems: found, judgements, traces } = await compare(commands);
+    expect(found).toEqual([]);
+    // Most of them are read without the grammar, statically, and ran programs.
+    const fast = commands.filter((c) => readStatic(c) !== undefined);
+    expect(fast.length).toBeGreaterThan(FAST_GENERATED / 10);
+    expect(
+      judgements.filter((j, i) => j.isStatic && readStatic(commands[i] as string)).length,
+    ).toBeGreaterThan(fast.length / 2);
+    expect(traces.filter((t) => t.invocations.length > 0).length).toBeGreaterThan(FAST_GENERATED / 4);
   }, 180_000);
 });

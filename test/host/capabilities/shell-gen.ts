@@ -345,3 +345,182 @@ export class CommandGenerator {
     return out;
   }
 }
+
+/** Command names for the fast reader's language: programs, and words it must leave to the grammar. */
+const FAST_NAMES = [
+  ...NAMES.slice(0, 14),
+  '"ls"',
+  "'cat'",
+  'e"c"ho',
+  './run',
+  '1',
+  '%1',
+  '-x',
+  '@a',
+  'x:y',
+  'a=b',
+  'export',
+  'local',
+  'declare',
+  'unset',
+  'if',
+  'then',
+  'time',
+  'in',
+  'done',
+  'function',
+  'coproc',
+  'select',
+  'let',
+  'eval',
+  'command',
+  'exec',
+  'builtin',
+];
+/** Words of that language (quoted in every way it allows) and near misses. */
+const FAST_WORDS = [
+  'a',
+  '-la',
+  '--x=1',
+  'src/a.ts',
+  '.env',
+  '"a b"',
+  "'c d'",
+  "''",
+  '""',
+  '0',
+  '1',
+  '2',
+  '12',
+  '22',
+  '-',
+  '--',
+  '-1',
+  '-2',
+  '--1',
+  '+',
+  '-e',
+  'a"b"c',
+  `'a'"b"`,
+  '"#"',
+  "'#'",
+  "'$x'",
+  `"a'b"`,
+  '"\\\\"',
+  "'\\\\'",
+  "'!'",
+  '.',
+  '..',
+  'k:v',
+  'x,y',
+  '@x',
+  '%s',
+  '=',
+  '==',
+  '=x',
+  'a==b',
+  'a=b',
+  'if',
+  'fi',
+  'in',
+  '"if"',
+  'time',
+  'esac',
+  '/dev/null',
+  'README.md',
+  "'('",
+  '")"',
+  '"{a,b}"',
+  "'*'",
+  '"~"',
+  '.git/config',
+  'x-',
+  '-/',
+];
+const FAST_REDIRECTS = [
+  '>/dev/null',
+  '> /dev/null',
+  '2>/dev/null',
+  '2> /dev/null',
+  '>>out.txt',
+  '>> out.txt',
+  '2>&1',
+  '>&2',
+  '1>&2',
+  '>out.txt',
+  '>"o t"',
+  ">'o'",
+  '2>&1x',
+  '22>x',
+  '0>x',
+  '9>x',
+  '>&-',
+  '>|x',
+  '&>x',
+  '<README.md',
+  '2>>out.txt',
+  '>&12',
+  '> .git/hooks/pre-commit',
+];
+const FAST_OPS = [
+  ' && ',
+  ' || ',
+  '; ',
+  ' | ',
+  '&&',
+  '||',
+  ';',
+  '|',
+  ' ;',
+  '\t&&\t',
+  ' |& ',
+  ' & ',
+  ' ;; ',
+  '\n',
+];
+const FAST_ENDS = [
+  ';',
+  ' ;',
+  '; ',
+  ' ',
+  ' &&',
+  '|',
+  ' # x',
+  '# x',
+  ' #',
+  '\t#a $(id)',
+  ' # a\nb',
+  ' #\u00e9',
+  ' ##',
+];
+
+/** Lines in (and just outside) the fast reader's language: literal words, lists, pipes, `>` and `2>`. */
+export class FastLineGenerator {
+  constructor(private readonly r: () => number) {}
+
+  private pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.r() * items.length)] as T;
+  }
+
+  command(): string {
+    const items = [this.pick(FAST_NAMES)];
+    const words = Math.floor(this.r() * 4);
+    for (let i = 0; i < words; i++) items.push(this.pick(FAST_WORDS));
+    const redirects = Math.floor(this.r() * this.r() * 3);
+    for (let i = 0; i < redirects; i++) items.push(this.pick(FAST_REDIRECTS));
+    let out = items[0] as string;
+    for (const item of items.slice(1)) {
+      const k = this.r();
+      out += (k < 0.1 && item.startsWith('>') ? '' : k < 0.2 ? '  ' : ' ') + item;
+    }
+    return out;
+  }
+
+  line(): string {
+    let out = (this.r() < 0.1 ? ' ' : '') + this.command();
+    const more = Math.floor(this.r() * 5);
+    for (let i = 0; i < more; i++) out += this.pick(FAST_OPS) + this.command();
+    if (this.r() < 0.2) out += this.pick(FAST_ENDS);
+    return out;
+  }
+}

@@ -27,6 +27,11 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.mcp.json',
   '.claude',
   '.cadre',
+  // Other agents' and editors' configuration that starts programs when the project is opened in
+  // them: MCP servers (Cursor, Gemini CLI) and Continue's whole directory (its config and tools).
+  '.cursor/mcp.json',
+  '.gemini/settings.json',
+  '.continue',
   // Shell startup files: they run in every new shell, which matters when the project is a home
   // directory (cadre run from ~).
   '.bashrc',

@@ -104,6 +104,10 @@ export function readRedirect(node: ShellNode, r: PartReader): ShellRedirect {
   }
   const [first, ...others] = node.children;
   const fd = first?.type === 'file_descriptor' ? first : undefined;
+  // The grammar reads `cat 0>x` as the word `0` and `>x`; bash reads digits standing right
+  // before a redirection as its descriptor, and never passes them as a word.
+  if (!fd && /(^|[\s;&|()])[0-9]+$/.test(r.tree.source.slice(Math.max(0, node.start - 12), node.start)))
+    r.problem('a number right before a redirection is its descriptor to bash');
   const targets = fd ? others : node.children;
   if (fd && !/^\d+$/.test(textOf(r.tree, fd)))
     r.problem('a redirection names its descriptor with a variable');

@@ -16,6 +16,7 @@ import {
   type ShellReading,
   type ShellRedirect,
 } from './shell-parts.js';
+import { readStatic } from './shell-static.js';
 import { gapText, shellTree, textOf, type ShellNode, type ShellTree } from './shell-tree.js';
 import { evalWord, type ShellWord, type WordContext } from './shell-words.js';
 
@@ -25,8 +26,11 @@ export type { ShellPart, ShellReading } from './shell-parts.js';
 const MAX_COMMAND_LENGTH = 65_536;
 const MAX_PARTS = 1024;
 
+/** Reserved words, and `time`, which bash reads as one where a command name stands (the grammar does not). */
 const RESERVED = new Set(
-  '! [[ ]] { } case coproc do done elif else esac fi for function if in select then until while'.split(' '),
+  '! [[ ]] { } case coproc do done elif else esac fi for function if in select then time until while'.split(
+    ' ',
+  ),
 );
 /** Whitespace bash and the grammar agree on: spaces, tabs and line continuations. */
 const SPACE = /^(?:[ \t]|\\\n)*$/;
@@ -292,8 +296,8 @@ function isWordish(node: ShellNode): boolean {
   return node.type === 'command_name' || node.type === 'variable_assignment' || WORD_TYPES.has(node.type);
 }
 
-/** Reads a command line. Without the grammar nothing is read, and the reason says why. */
-export function readShell(source: string): ShellReading {
+/** Reads a command line with the grammar. Without the grammar nothing is read, and the reason says why. */
+export function readShellTree(source: string): ShellReading {
   if (source.length > MAX_COMMAND_LENGTH)
     return { parts: [], unreadable: [`the command is longer than ${MAX_COMMAND_LENGTH} characters`] };
   if (source.includes('\0')) return { parts: [], unreadable: ['the command holds a NUL character'] };
@@ -306,4 +310,14 @@ export function readShell(source: string): ShellReading {
   reader.collectAssignments(tree.root);
   reader.statements(tree.root, 0, source.length);
   return { parts: reader.parts, unreadable: reader.unreadable };
+}
+
+/**
+ * Reads a command line: a line of literal words, list operators, pipes and output redirections
+ * in one pass (shell-static.ts, the same reading), any other with the grammar. Until the grammar
+ * is loaded every line waits for it, so what is decided never depends on when it loaded.
+ */
+export function readShell(source: string): ShellReading {
+  if (shellGrammarProblem() !== undefined) return readShellTree(source);
+  return readStatic(source) ?? readShellTree(source);
 }
