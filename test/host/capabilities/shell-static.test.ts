@@ -70,6 +70,15 @@ describe('the fast reader', () => {
     ['a |& b'],
     ['a # \n b'],
     ['a #\u00e9'],
+    // The grammar reads these otherwise than bash (which runs them as written): it takes
+    // `unsetenv` for `unset`, a syntax word glued to a quote for the word, fails on `@` or `%`
+    // inside a command name, and stops following a chain of about 50 to 200 `&&`.
+    ['unsetenv x'],
+    ["declare'x'a b"],
+    ['x@ && rm y'],
+    ['a%b'],
+    [Array(60).fill('ls 2>&1 | ls >x').join(' && ')],
+    [Array(250).fill('ls').join(' || ')],
     ['ls\u00a0-la'],
     ['a && '],
     [''],

@@ -14,6 +14,11 @@ import type { ShellWord } from './shell-words.js';
 const MAX_LENGTH = 65_536;
 /** The grammar reader's cap on parts: a line near it goes to the grammar, which says so. */
 const MAX_PARTS = 1024;
+/**
+ * The grammar nests each `&&` or `||` of a statement one to four levels deeper (a list, a
+ * redirection hung on it, a pipeline) and stops following at 200: a longer chain goes to it.
+ */
+const MAX_CHAIN = 40;
 
 /** Characters that stand unquoted in a word and mean nothing to bash there. */
 const PLAIN_RUN = /[A-Za-z0-9_@%+=:,./-]+/y;
@@ -37,7 +42,7 @@ const REDIRECT = /([12]?)(>>|>&(?=[0-9]+(?=[ \t;&|]|$))|>)[ \t]*/y;
 const SYNTAX_WORDS = new Set(
   [
     'case coproc do done elif else esac fi for function if in select then until time while',
-    'declare export local readonly typeset unset',
+    'declare export local readonly typeset unset unsetenv',
   ]
     .join(' ')
     .split(' '),
@@ -168,7 +173,18 @@ function readCommand(sc: Scanner, first: boolean): { part: ShellPart; wordsEnd: 
   if (name === undefined || name.value.includes('=')) return undefined;
   // `==` and `=~` are test operators to the grammar wherever they stand, and a lone `-` before a
   // descriptor's redirection is not placed by it.
-  if (words.some((w) => SYNTAX_WORDS.has(w.text) || w.text.startsWith('=') || w.text === '-'))
+  // The grammar also takes a syntax word glued to a quote (`declare'x'`) for the word, and fails
+  // on a command name with `@` or `%` after its first character (`x@`).
+  if (
+    words.some(
+      (w) =>
+        SYNTAX_WORDS.has(w.text) ||
+        SYNTAX_WORDS.has(w.text.split(/['"]/)[0] ?? '') ||
+        w.text.startsWith('=') ||
+        w.text === '-',
+    ) ||
+    /.[@%]/.test(name.text)
+  )
     return undefined;
   const end = redirects.length > 0 ? lastEnd(sc, start) : wordsEnd;
   // The grammar hangs a redirection after `&&`, `||` or `|` on the list or pipeline before it
@@ -194,6 +210,7 @@ export function readStatic(source: string): ShellReading | undefined {
   const parts: ShellPart[] = [];
   sc.spaces();
   let first = true;
+  let chain = 0;
   for (;;) {
     const read = readCommand(sc, first);
     if (read === undefined || parts.length >= MAX_PARTS) return undefined;
@@ -203,6 +220,8 @@ export function readStatic(source: string): ShellReading | undefined {
     if (op === '') return { parts, unreadable: [] };
     sc.spaces();
     first = op === ';';
+    chain = op === '&&' || op === '||' ? chain + 1 : first ? 0 : chain;
+    if (chain > MAX_CHAIN) return undefined;
     if (sc.at === source.length) return op === ';' ? { parts, unreadable: [] } : undefined;
   }
 }
