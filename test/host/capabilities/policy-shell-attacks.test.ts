@@ -80,6 +80,16 @@ const RM_TRICKS = [
   'pkexec rm -rf x',
   '{rm,-rf,x}',
   '/bin/r? -rf x',
+  // Builtins that evaluate an array index in a variable's name run the command inside it.
+  "test -v 'a[$(rm -rf x)]'",
+  "[ -v 'a[$(rm -rf x)]' ]",
+  "printf -v 'a[$(rm -rf x)]' z",
+  "printf -v'a[$(rm -rf x)]' z",
+  "read 'a[$(rm -rf x)]'",
+  "read -d x 'a[$(rm -rf x)]'",
+  "wait -n -p 'a[$(rm -rf x)]'",
+  "getopts a 'a[$(rm -rf x)]'",
+  "command read 'a[$(rm -rf x)]'",
 ];
 
 /** Ways to read a secret or write a protected path with statically visible names. */
@@ -288,4 +298,44 @@ describe('what the tricks must not cost', () => {
     expect(v.reason).toContain('cannot be checked against the rules "Bash(rm:*)"');
     expect(v.reason).toContain('$X');
   });
+});
+
+describe('builtins that assign to a variable named by an argument', () => {
+  const builtins: PolicyRules = {
+    allow: [
+      'Bash(read:*)',
+      'Bash(printf:*)',
+      'Bash(test:*)',
+      'Bash(wait:*)',
+      'Bash(git status)',
+      'Bash(ls:*)',
+    ],
+  };
+  it.each([
+    "read 'a[$(rm -rf x)]'",
+    "printf -v 'a[$(rm -rf x)]' z",
+    "test -v 'a[$(rm -rf x)]'",
+    'printf -v HOME %s evil; git status',
+    'printf -v PATH %s ./bin; ls',
+    'printf -vPATH %s ./bin; ls',
+    'read PATH; ls',
+    'read -r GIT_DIR; git status',
+    'wait -p PATH; ls',
+  ])('%j asks even when every program in it is allowed', (command) => {
+    const v = verdict(command, builtins, 'default');
+    expect(v.decision).toBe('ask');
+  });
+  it.each(['getopts a HOME', 'printf -v HOME %s evil; git status'])(
+    '%j is not allowed in bypassPermissions where a deny rule names Bash',
+    (command) => {
+      const rules: PolicyRules = { allow: ['Bash'], deny: ['Bash(rm:*)'] };
+      expect(verdict(command, rules, 'bypassPermissions').decision).not.toBe('allow');
+    },
+  );
+  it.each(["printf '[%s]\\n' x", 'printf -v out %s x', 'read -r line', 'test -v name', 'test -f a'])(
+    '%j is still allowed by its rule',
+    (command) => {
+      expect(verdict(command, builtins, 'default').decision).toBe('allow');
+    },
+  );
 });

@@ -62,6 +62,49 @@ const STATEFUL: Record<string, string> = {
   declare: 'it declares variables',
   typeset: 'it declares variables',
 };
+/** Shell variables that change how later commands run, or which program a name runs. */
+const SHELL_SPECIAL =
+  /^(PATH|HOME|IFS|CDPATH|GLOBIGNORE|ENV|BASH.*|SHELLOPTS|POSIXLY_CORRECT|PS4|PROMPT_COMMAND|EXECIGNORE|FUNCNEST)$/;
+/** For builtins that take a variable's name after an option: that option. */
+const NAME_AFTER: Record<string, string> = { printf: '-v', wait: '-p', test: '-v', '[': '-v' };
+
+/**
+ * The words a builtin treats as variable names: `read` and `getopts` assign to theirs, `printf -v`
+ * and `wait -p` to the one after the option, `test -v` (and `-R`) looks one up. Over-inclusive on
+ * purpose (an option's value counts too): a word wrongly taken for a name only costs a prompt.
+ */
+function variableNameWords(name: string, words: readonly ShellWord[]): ShellWord[] {
+  const args = words.slice(1);
+  if (name === 'read') return args;
+  if (name === 'getopts') return args.slice(1);
+  const option = NAME_AFTER[name];
+  if (option === undefined) return [];
+  const found: ShellWord[] = [];
+  args.forEach((w, i) => {
+    const next = args[i + 1];
+    if ((w.value === option || (name !== 'printf' && name !== 'wait' && w.value === '-R')) && next)
+      found.push(next);
+    else if (w.value.startsWith(option) && w.value.length > option.length)
+      found.push({ ...w, value: w.value.slice(option.length) });
+  });
+  return found;
+}
+
+/**
+ * Why a builtin's variable-name argument makes the command unjudgeable: bash evaluates an array
+ * index there (`read 'a[$(rm x)]'` runs `rm x`), and assigning PATH or HOME this way changes which
+ * program or config the next command uses, just as `PATH=...` does.
+ */
+function variableNameProblem(name: string, words: readonly ShellWord[]): string | undefined {
+  for (const w of variableNameWords(name, words)) {
+    if (w.value.includes('['))
+      return `${name} evaluates the array index in ${w.text}, which can run commands`;
+    if (SHELL_SPECIAL.test(w.value) || CODE_ENV.test(w.value))
+      return `${name} sets ${w.value}, which changes how later commands run`;
+  }
+  return undefined;
+}
+
 /** `set` options that leave reading unchanged. */
 const SET_HARMLESS =
   /^([-+][euxvEhTBCbmo]+|pipefail|errexit|nounset|xtrace|verbose|noclobber|errtrace|functrace)$/;
@@ -120,11 +163,7 @@ export function viewCommand(part: ShellPart): CommandView {
     });
   if (part.words.length === 0) {
     // Without a command, assignments stay in the shell: harmless unless bash or later commands read them.
-    const special = part.assignments.find((a) =>
-      /^(PATH|HOME|IFS|CDPATH|GLOBIGNORE|ENV|BASH.*|SHELLOPTS|POSIXLY_CORRECT|PS4|PROMPT_COMMAND|EXECIGNORE|FUNCNEST)$/.test(
-        a.name,
-      ),
-    );
+    const special = part.assignments.find((a) => SHELL_SPECIAL.test(a.name));
     if (special) view.unclear.push(`it sets ${special.name}, which changes how later commands run`);
     return view;
   }
@@ -157,6 +196,8 @@ function peel(words: ShellWord[], view: CommandView, depth: number): void {
     });
   if (Object.hasOwn(STATEFUL, name))
     view.opaque.push({ reason: STATEFUL[name] as string, words: words.length, form });
+  const assigns = variableNameProblem(name, words);
+  if (assigns) view.opaque.push({ reason: assigns, words: words.length, form });
   if (SHELLS.has(name)) return shellScript(words, view, form);
   if (name === 'find') return findExec(words, view);
   if (name === 'watch') {
