@@ -53,7 +53,12 @@ async function roundTrip(
   rounds: number,
 ) {
   const direct = new Client({ name: 'bench', version: '1' });
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, 'direct'] }));
+  // In a session of its own, as the hub starts servers (detached, for their process group): with
+  // the kernel's autogroup scheduling a server sharing this process's session waits for the CPU
+  // behind it, and on a loaded machine the direct call was slower than the hub's for that alone.
+  await direct.connect(
+    new StdioClientTransport({ command: 'setsid', args: [process.execPath, SERVER, 'direct'] }),
+  );
   const rules = { allow: ['mcp__fixture'], ask: [], deny: [] };
   const mcp = new McpRuntime({
     configured: {
