@@ -9,7 +9,6 @@
 //   3. Memory: 16 agents sharing one stdio server against one agent, each in a fresh CLI process,
 //      the same fan-out without MCP as the baseline (goal: MCP's share grows by ≤ 10 MB).
 // Run: npm run build && npx tsx bench/mcp.ts [--only roundTrip,cpu,memory]
-import { setMaxListeners } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -88,12 +87,14 @@ async function roundTrip(
   const audit = await createAuditLog(path.join(root, 'audit.jsonl'));
   const run = new AbortController();
   const handler = mcpCallHandler(benchContext(rules, audit, run.signal), tools.table);
-  // The floor: the same port and hub, none of cadre's checks, no per-call signal (one that is never
-  // aborted: the SDK leaves a listener on it per call, which is why cadre's calls each get their own).
-  const never = new AbortController().signal;
-  setMaxListeners(0, never);
+  // The floor: the same port and hub, none of cadre's checks. Each call has its own signal, as
+  // cadre's do: the SDK leaves a listener on the signal it is given, and Node's EventTarget checks
+  // every listener already there when one is added, so a shared signal slows each call a little more.
   const floor: Capabilities['mcp.call'] = async (raw) => {
-    const result = await entry.connection.call(tool, raw.input, { timeoutMs: 10_000, signal: never });
+    const result = await entry.connection.call(tool, raw.input, {
+      timeoutMs: 10_000,
+      signal: new AbortController().signal,
+    });
     return ok({ content: JSON.stringify(result.content), isError: result.isError, truncated: false });
   };
   const channel = new MessageChannel();
