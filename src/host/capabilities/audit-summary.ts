@@ -32,7 +32,7 @@ export function safeUrl(value: unknown): string | undefined {
 }
 
 /** `obj` without its undefined fields. */
-export function defined(obj: Record<string, unknown>): Record<string, unknown> {
+function defined(obj: Record<string, unknown>): Record<string, unknown> {
   // A loop, not entries/filter/fromEntries: every audit line passes here, twice.
   const out: Record<string, unknown> = {};
   for (const key in obj) if (obj[key] !== undefined) out[key] = obj[key];
