@@ -52,9 +52,10 @@ async function roundTrip(
   rounds: number,
 ) {
   const direct = new Client({ name: 'bench', version: '1' });
-  // In a session of its own, as the hub starts servers (detached, for their process group): with
-  // the kernel's autogroup scheduling a server sharing this process's session waits for the CPU
-  // behind it, and on a loaded machine the direct call was slower than the hub's for that alone.
+  // In a session of its own, as the hub starts servers (detached, for their process group), so both
+  // servers are the same kind of process under the kernel's autogroup scheduling. (The direct call
+  // still measures slower than the hub's inside this process, though the two are equal in plain
+  // Node; the cause is not known.)
   await direct.connect(
     new StdioClientTransport({ command: 'setsid', args: [process.execPath, SERVER, 'direct'] }),
   );
