@@ -1,15 +1,18 @@
-// Benchmark worker: calls the mcp.call capability N times over the gateway, as an agent's MCP tool
-// does, and reports per-call times.
+// Benchmark worker: calls the mcp.call capability N times over one of its two ports (`caps`: the
+// run's gateway; `floor`: a gateway straight to the hub), as an agent's MCP tool does, and reports
+// per-call times.
 import { parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 
-const port = workerData.port;
-const remote = Comlink.wrap({
-  postMessage: (m) => port.postMessage(m),
-  addEventListener: (_t, l) => port.on('message', (data) => l({ data })),
-  removeEventListener: () => undefined,
-});
-parentPort.on('message', async ({ n, tool, input }) => {
+const wrap = (port) =>
+  Comlink.wrap({
+    postMessage: (m) => port.postMessage(m),
+    addEventListener: (_t, l) => port.on('message', (data) => l({ data })),
+    removeEventListener: () => undefined,
+  });
+const remotes = { caps: wrap(workerData.port), floor: wrap(workerData.floorPort) };
+parentPort.on('message', async ({ n, tool, input, port }) => {
+  const remote = remotes[port];
   const times = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();

@@ -231,5 +231,12 @@ export const CAPABILITY_NAMES: readonly CapabilityName[] = [
  */
 export const EVENTS_NOTE = 'cadre.events';
 
+/**
+ * The field of any other message to the host that carries the events the worker gathered before
+ * it: a capability call and the tool-call event that led to it travel as one message. The host
+ * delivers them as an events note first, then handles the message as if the field were not there.
+ */
+export const EVENTS_FIELD = 'cadreEvents';
+
 /** A worker's view of its grant: only some names are present. */
 export type GrantedCapabilities = Partial<Capabilities>;

@@ -17,6 +17,7 @@ import { injectFault } from './faults.js';
 import { createHostFetch } from './models/host-fetch.js';
 import { createModelClient } from './models/model-client.js';
 import { buildToolSet } from './tool-set.js';
+import { carryingEvents } from './carrying-endpoint.js';
 
 /** Runs the agent described by `spec`. */
 export async function runWorker(
@@ -25,7 +26,6 @@ export async function runWorker(
   control: Endpoint,
   model: Endpoint,
 ): Promise<WorkerRunResult> {
-  const remote = Comlink.wrap<Capabilities>(capsEndpoint as unknown as Comlink.Endpoint);
   let graceMessage: string | undefined;
   const abort = new AbortController();
   const onControl = (event: { data: unknown }) => {
@@ -38,24 +38,31 @@ export async function runWorker(
 
   // Events go out in order, gathered for one message per turn of this thread's event loop: a
   // reply that ends in eight tool calls is one message to the host, not a dozen. Every capability
-  // call first sends what is gathered, so the host sees a tool call before the effects it asks for
-  // (and a tool that then spins until the deadline has its call in the transcript); a tool's
-  // result goes out as soon as it is known. A kill loses at most the streamed events of the current
-  // turn that no capability call followed.
+  // call carries what is gathered (EVENTS_FIELD), so the host sees a tool call before the effects
+  // it asks for (and a tool that then spins until the deadline has its call in the transcript), in
+  // the call's own message; a tool's result goes out as soon as it is known. A kill loses at most
+  // the streamed events of the current turn that no capability call followed.
   let outbox: AgentEvent[] = [];
-  const flush = () => {
-    if (outbox.length === 0) return;
+  const take = () => {
     const batch = outbox;
     outbox = [];
-    capsEndpoint.postMessage({ type: EVENTS_NOTE, events: batch });
+    return batch;
   };
+  const flush = () => {
+    if (outbox.length > 0) capsEndpoint.postMessage({ type: EVENTS_NOTE, events: take() });
+  };
+  const remote = Comlink.wrap<Capabilities>(
+    carryingEvents(capsEndpoint, () =>
+      outbox.length > 0 ? take() : undefined,
+    ) as unknown as Comlink.Endpoint,
+  );
   const send = (event: AgentEvent) => {
     const first = outbox.push(event) === 1;
     // A tool's result goes out at once: a parallel tool may be about to spin until the deadline.
     if (event.type === 'tool-result') flush();
     else if (first) setImmediate(flush);
   };
-  const caps = flushingCaps(remote, flush);
+  const caps = capabilityTable(remote);
   try {
     if (spec.fault) await injectFault(spec.fault);
     const client = createModelClient(spec.model, {
@@ -88,20 +95,17 @@ export async function runWorker(
 }
 
 /**
- * The capability table as tools see it: each call of a capability first flushes the run's
- * gathered events, then goes to the host. Names are looked up when called, as on the Comlink proxy.
+ * The capability table as tools see it, without `events.emit` (events go with calls or in notes).
+ * Names are looked up when called, as on the Comlink proxy.
  */
-function flushingCaps(remote: Comlink.Remote<Capabilities>, flush: () => void): GrantedCapabilities {
+function capabilityTable(remote: Comlink.Remote<Capabilities>): GrantedCapabilities {
   const caps: Record<string, (request: unknown) => Promise<unknown>> = Object.create(null) as Record<
     string,
     (request: unknown) => Promise<unknown>
   >;
   for (const name of CAPABILITY_NAMES) {
     if (name === 'events.emit') continue;
-    caps[name] = (request) => {
-      flush();
-      return (remote[name] as unknown as (request: unknown) => Promise<unknown>)(request);
-    };
+    caps[name] = (request) => (remote[name] as unknown as (request: unknown) => Promise<unknown>)(request);
   }
   return caps as GrantedCapabilities;
 }

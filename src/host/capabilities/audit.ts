@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../shared/errors.js';
 import { appendChained, AuditLockBusy, LOCK_WAIT_MS, type ChainState } from '../records/audit-chain.js';
-import { cut, defined, summarizeArgs } from './audit-summary.js';
+import { cut, summarizeArgs } from './audit-summary.js';
 
 export { redactSecrets, summarizeArgs } from './audit-summary.js';
 
@@ -63,7 +63,8 @@ const LOCK_RETRY_MS = 5;
 
 /** One entry as the JSON text of its line, before the chain's `prev` is put in front. */
 function body(entry: AuditEntry, now: number): string {
-  const out = defined({
+  // JSON leaves out fields that are undefined, so no defined() pass is needed.
+  return JSON.stringify({
     at: typeof entry.at === 'number' ? entry.at : now,
     runId: entry.runId,
     agentId: entry.agentId,
@@ -80,7 +81,6 @@ function body(entry: AuditEntry, now: number): string {
     ok: entry.ok,
     errorCode: entry.errorCode,
   });
-  return JSON.stringify(out);
 }
 
 /**

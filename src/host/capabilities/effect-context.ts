@@ -18,6 +18,7 @@ import { decide } from './policy.js';
 import type { PolicyDecision, PolicyInput, PolicyRules } from './policy/types.js';
 import { CapabilityRequests } from './requests.js';
 import type { SandboxGate } from './sandbox/gate.js';
+import type { NamedCall, VerdictMemo } from './verdict-memo.js';
 
 /** Who is calling, under which rules, and where its approvals, records and reports go. */
 export interface EffectContext {
@@ -133,11 +134,35 @@ export function judgeContext(ctx: EffectContext): JudgeContext {
   };
 }
 
-/** The policy input of a call, with the rules a person allowed for this session added to the allow rules. */
-function policyInput(ctx: EffectContext, input: CallInput, session: readonly string[]): PolicyInput {
+/** The run's side of a policy input, with the rules a person allowed for this session added to the allow rules. */
+function runSide(ctx: EffectContext, session: readonly string[]): JudgeContext {
   const rules =
     session.length === 0 ? ctx.rules : { ...ctx.rules, allow: [...(ctx.rules.allow ?? []), ...session] };
-  return { ...input, ...judgeContext(ctx), rules };
+  // Spelled out rather than spread from judgeContext(): this runs on every call.
+  return {
+    projectDir: ctx.projectDir,
+    extraRoots: ctx.extraRoots,
+    homeDir: ctx.homeDir,
+    mode: ctx.mode,
+    rules,
+    records: ctx.records,
+    protect: ctx.protect,
+  };
+}
+
+/** The policy input of a call, with the session's rules (see runSide). */
+function policyInput(ctx: EffectContext, input: CallInput, session: readonly string[]): PolicyInput {
+  return { ...input, ...runSide(ctx, session) };
+}
+
+/** A call judged on its name alone (an MCP tool's): exactly the fields a VerdictMemo keys on. */
+function isNamedCall(input: CallInput): input is CallInput & NamedCall {
+  let fields = 0;
+  for (const key in input) {
+    if (key !== 'capability' && key !== 'tool' && key !== 'readOnly') return false;
+    fields++;
+  }
+  return fields === 3 && typeof input.tool === 'string' && typeof input.readOnly === 'boolean';
 }
 
 async function previewOf(ask: AskSpec): Promise<string | undefined> {
@@ -152,16 +177,21 @@ async function previewOf(ask: AskSpec): Promise<string | undefined> {
  * Decides one call: returns the reason it may go ahead, or throws the refusal (the policy's code,
  * or `approval_denied` with the answer's reason, which the model reads as its tool result; either
  * carries the allow rules that would let the call through). Rules granted "for this session" count
- * as allow rules; deny rules, protected paths and cadre's records still win.
+ * as allow rules; deny rules, protected paths and cadre's records still win. With `memo` (one per
+ * run), a call judged on its name alone takes the policy's verdict for an equal input from there.
  */
 export async function authorize(
   ctx: EffectContext,
   call: CallAudit,
   input: CallInput,
   ask: AskSpec,
+  memo?: VerdictMemo,
 ): Promise<string> {
   const session = ctx.approvals.sessionRules();
-  const verdict = decide(policyInput(ctx, input, session));
+  const verdict =
+    memo !== undefined && isNamedCall(input)
+      ? memo.decide(input, runSide(ctx, session))
+      : decide(policyInput(ctx, input, session));
   call.decision = verdict.decision;
   if (verdict.rule !== undefined) call.rule = verdict.rule;
   if (verdict.decision !== 'ask') {

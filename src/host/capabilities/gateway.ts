@@ -3,9 +3,14 @@
 // not a boundary on its own: GET/SET/CONSTRUCT/ENDPOINT and `fn.constructor` paths would reach host
 // objects, so every other message is answered with an error before Comlink sees it. The one
 // message outside Comlink is the worker's batch of events (EVENTS_NOTE), an events.emit call that
-// expects no answer.
+// expects no answer; a batch can also ride on a call (EVENTS_FIELD), delivered before the call.
 import * as Comlink from 'comlink';
-import { EVENTS_NOTE, type CapabilityName, type Capabilities } from '../../shared/capabilities.js';
+import {
+  EVENTS_FIELD,
+  EVENTS_NOTE,
+  type CapabilityName,
+  type Capabilities,
+} from '../../shared/capabilities.js';
 import { CadreError, fail, type Envelope } from '../../shared/errors.js';
 import type { Endpoint } from '../../shared/endpoint.js';
 
@@ -19,8 +24,9 @@ export interface Gateway {
   /** Calls still running on the host. */
   pending(): number;
   /**
-   * Handles messages taken from the port after the worker ended: events notes are delivered (they
-   * happened before the end); anything else is dropped, as no one is left to answer.
+   * Handles messages taken from the port after the worker ended: events, in notes or riding on
+   * calls, are delivered (they happened before the end); the calls are dropped, as no one is left
+   * to answer.
    */
   takeLate(messages: readonly unknown[]): void;
 }
@@ -74,8 +80,8 @@ export function exposeGateway(
 
   // A one-way call: the worker's events need no answer, and a reply per batch would cost the host a
   // message and the worker a wake-up. Granted like any call, counted, never answered.
-  const note = (data: Record<string, unknown>) => {
-    if (allowed.has('events.emit') && !closed) void table['events.emit']?.(data.events);
+  const note = (events: unknown) => {
+    if (allowed.has('events.emit') && !closed) void table['events.emit']?.(events);
   };
 
   const listeners = new Map<(event: { data: unknown }) => void, (event: { data: unknown }) => void>();
@@ -87,7 +93,9 @@ export function exposeGateway(
       const filter = (event: { data: unknown }) => {
         const data = event.data as Record<string, unknown> | null;
         if (!data || typeof data !== 'object') return;
-        if (data.type === EVENTS_NOTE) return note(data);
+        if (data.type === EVENTS_NOTE) return note(data.events);
+        // Events that happened before this call, delivered before it (Comlink ignores the field).
+        if (EVENTS_FIELD in data) note(data[EVENTS_FIELD]);
         const verdict = admit(data, allowed);
         if (verdict === true) listener(event);
         else endpoint.postMessage(refusal(data.id, verdict));
@@ -111,9 +119,12 @@ export function exposeGateway(
     },
     pending: () => inFlight,
     takeLate(messages) {
-      for (const data of messages)
-        if (data && typeof data === 'object' && (data as { type?: unknown }).type === EVENTS_NOTE)
-          note(data as Record<string, unknown>);
+      for (const message of messages) {
+        if (!message || typeof message !== 'object') continue;
+        const data = message as Record<string, unknown>;
+        if (data.type === EVENTS_NOTE) note(data.events);
+        else if (EVENTS_FIELD in data) note(data[EVENTS_FIELD]);
+      }
     },
   };
 }

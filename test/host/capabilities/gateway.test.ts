@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { exposeGateway } from '../../../src/host/capabilities/gateway.js';
 import { portEndpoint } from '../../../src/shared/endpoint.js';
 import { ok } from '../../../src/shared/errors.js';
-import { EVENTS_NOTE, type Capabilities } from '../../../src/shared/capabilities.js';
+import { EVENTS_FIELD, EVENTS_NOTE, type Capabilities } from '../../../src/shared/capabilities.js';
 
 describe('capability gateway guard', () => {
   it('lets a forging worker call only granted capabilities and changes nothing on the host', async () => {
@@ -79,6 +79,57 @@ describe('capability gateway guard', () => {
       channel.port1.close();
       channel.port2.close();
     }
+  });
+
+  it('delivers events riding on a call before the call, and still after the worker ended', async () => {
+    const channel = new MessageChannel();
+    const seen: string[] = [];
+    const gateway = exposeGateway(
+      portEndpoint(channel.port1),
+      {
+        'events.emit': async (events) => {
+          seen.push(`events ${JSON.stringify(events)}`);
+          return ok(null);
+        },
+        'fs.stat': async (req) => {
+          seen.push(`stat ${req.path}`);
+          return ok({ path: req.path, exists: false, type: 'missing' as const, size: 0, mtimeMs: 0 });
+        },
+      },
+      ['events.emit', 'fs.stat'],
+    );
+    const answers: Record<string, unknown>[] = [];
+    channel.port2.on('message', (m: Record<string, unknown>) => answers.push(m));
+    const call = (id: string, type: string, events: unknown[]) => ({
+      id,
+      type,
+      path: ['fs.stat'],
+      argumentList: [{ type: 'RAW', value: { path: id } }],
+      [EVENTS_FIELD]: events,
+    });
+    channel.port2.postMessage(call('a', 'APPLY', [{ type: 'tool-call', n: 1 }]));
+    // A refused message's events are still delivered: they happened, as a separate note would say.
+    channel.port2.postMessage(call('b', 'GET', [{ type: 'tool-call', n: 2 }]));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toEqual([
+      'events [{"type":"tool-call","n":1}]',
+      'stat a',
+      'events [{"type":"tool-call","n":2}]',
+    ]);
+    expect(answers.map((a) => [a.id, a.type])).toEqual([
+      ['a', 'RAW'],
+      ['b', 'HANDLER'],
+    ]);
+    expect(answers.every((a) => !(EVENTS_FIELD in a))).toBe(true);
+
+    gateway.takeLate([call('c', 'APPLY', [{ type: 'tool-call', n: 3 }]), null, 'x']);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen.at(-1)).toBe('events [{"type":"tool-call","n":3}]');
+    expect(seen).not.toContain('stat c');
+    expect(answers).toHaveLength(2);
+    gateway.close();
+    channel.port1.close();
+    channel.port2.close();
   });
 
   it('turns a thrown handler error into a failure envelope with its code', async () => {

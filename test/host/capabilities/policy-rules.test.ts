@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decide, type PolicyInput, loadShellGrammar } from '../../../src/host/capabilities/policy.js';
-import { CALLS, P, type Row, inside } from './policy-fixtures.js';
+import { CALLS, P, type Row, call, inside } from './policy-fixtures.js';
 
 // Commands are read with the bash grammar, loaded once per process.
 beforeAll(() => loadShellGrammar());
@@ -258,5 +258,25 @@ describe('decide: rules', () => {
     const result = decide(input);
     expect(result.decision).toBe(row.expected);
     if (row.reason) expect(result.reason).toContain(row.reason);
+  });
+});
+
+describe('rules changed in place', () => {
+  // The policy keeps parsed rule lists; a list whose entries change in place must be parsed again.
+  it('judges by the rules as they are now, for pushed strings and rewritten { rule, origin } entries', () => {
+    const entry = { rule: 'Bash(ls:*)', origin: '/p/.cadre/config.json' };
+    const deny: (string | typeof entry)[] = [entry];
+    const input: PolicyInput = {
+      ...call('exec.run', { command: 'rm -r x' }),
+      mode: 'bypassPermissions',
+      rules: { deny },
+    };
+    expect(decide(input).decision).toBe('allow');
+    entry.rule = 'Bash(rm:*)';
+    expect(decide(input)).toMatchObject({ decision: 'deny', rule: 'Bash(rm:*)' });
+    entry.rule = 'Bash(ls:*)';
+    expect(decide(input).decision).toBe('allow');
+    deny.push('Bash(rm -r:*)');
+    expect(decide(input)).toMatchObject({ decision: 'deny', rule: 'Bash(rm -r:*)' });
   });
 });

@@ -84,6 +84,26 @@ describe('cadre mcp', () => {
     expect(changed.stderr).toContain('not trusted');
   });
 
+  it('a trusted project server gets the variables its configuration names, and trusting names every one of them', async () => {
+    await writeMcpJson({
+      fixture: stdioConfig(log, {
+        args: [STDIO_SERVER, log, '--key=${FIXTURE_SECRET}'],
+        env: { TEAM_TOKEN: '${FIXTURE_TOKEN}' },
+      }),
+    });
+    const vars = { FIXTURE_SECRET: 's3cret', FIXTURE_TOKEN: 't0ken' };
+    const listed = await cli(['mcp', 'list', '--no-connect'], vars);
+    expect(listed.stdout).not.toContain('s3cret');
+    const trusted = await cli(['mcp', 'trust'], vars);
+    expect(trusted.code).toBe(0);
+    expect(trusted.stdout).toContain('passes your $FIXTURE_TOKEN, $FIXTURE_SECRET');
+    expect(trusted.stdout).not.toMatch(/s3cret|t0ken/);
+    const ran = await cli(['run', 'lead', 'go'], vars);
+    expect(ran.stdout).toContain('echo: cli');
+    const start = readLog(log).find((e) => e.event === 'start') as unknown as { argv: string[] };
+    expect(start.argv).toContain('--key=s3cret');
+  });
+
   it.skipIf(spawnSync('script', ['--version']).status !== 0)(
     'on a terminal the first run asks whether to trust project servers; yes trusts them and the run uses them',
     async () => {

@@ -8,12 +8,14 @@ import { terminalText } from '../../terminal-text.js';
 import { audited, authorize, parseRequest, type EffectContext } from '../effect-context.js';
 import { formatMcpResult } from './result-format.js';
 import type { RunMcpTool } from './run-mcp-tools.js';
+import { VerdictMemo } from '../verdict-memo.js';
 
 /** Builds the handler over `table`, the tools this run was offered. */
 export function mcpCallHandler(
   ctx: EffectContext,
   table: ReadonlyMap<string, RunMcpTool>,
 ): Capabilities['mcp.call'] {
+  const verdicts = new VerdictMemo();
   return (raw) => {
     const r = raw as { tool?: unknown; input?: unknown };
     const keys = typeof r?.input === 'object' && r.input !== null ? Object.keys(r.input).slice(0, 20) : [];
@@ -33,6 +35,7 @@ export function mcpCallHandler(
         call,
         { capability: 'mcp.call', tool: entry.name, readOnly: entry.readOnly },
         { action: `call ${entry.name}`, summary: line, detail: () => JSON.stringify(req.input, null, 2) },
+        verdicts,
       );
       const result = await callLinked(entry, req.input, ctx.signal);
       return {

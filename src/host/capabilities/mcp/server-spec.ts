@@ -146,14 +146,15 @@ export function describeTarget(target: StdioTarget | RemoteTarget): string {
  */
 export function describeConfig(config: McpServerConfig): string {
   // Values are not shown (a person's own file may hold a literal token), but the variables they
-  // name are: a project's `TOKEN: ${ANTHROPIC_API_KEY}` would hand the server a key of the person's.
-  const passes = (values: Record<string, string> | undefined) => {
-    const names = referencedVariables(Object.values(values ?? {}));
+  // name are, wherever they are expanded: a project's `TOKEN: ${ANTHROPIC_API_KEY}`, or a URL or
+  // an argument carrying `${AWS_SECRET_ACCESS_KEY}`, would hand the server a secret of the person's.
+  const passes = (values: readonly string[]) => {
+    const names = referencedVariables(values);
     return names.length > 0 ? `passes your ${names.map((n) => `$${n}`).join(', ')}` : undefined;
   };
   if (config.type !== 'stdio') {
     const target = describeTarget({ type: config.type, url: config.url, headers: config.headers ?? {} });
-    const sends = passes(config.headers);
+    const sends = passes([config.url, ...Object.values(config.headers ?? {})]);
     return sends === undefined ? target : `${target} [${sends}]`;
   }
   const line = describeTarget({
@@ -167,7 +168,12 @@ export function describeConfig(config: McpServerConfig): string {
   const notes: string[] = [];
   const env = Object.keys(config.env ?? {});
   if (env.length > 0) notes.push(`env: ${env.join(', ')}`);
-  const envVars = passes(config.env);
+  const envVars = passes([
+    ...Object.values(config.env ?? {}),
+    config.command,
+    ...(config.args ?? []),
+    ...(config.cwd === undefined ? [] : [config.cwd]),
+  ]);
   if (envVars !== undefined) notes.push(envVars);
   if (config.cwd !== undefined) notes.push(`cwd: ${config.cwd}`);
   const sandbox = config.sandbox;

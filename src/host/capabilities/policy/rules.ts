@@ -134,19 +134,34 @@ export function validateRules(rules: PolicyRules): string[] {
   return problems;
 }
 
-/** Parsed lists, keyed by the list array; the snapshot catches a list changed in place (a rule pushed). */
+/**
+ * Parsed lists, keyed by the list array; the snapshot catches a list changed in place (a rule
+ * pushed, or a `{ rule, origin }` entry rewritten: objects are kept as copies and compared by value).
+ */
 const cache = new WeakMap<object, { snapshot: unknown[]; parsed: ParsedRule[] }>();
+
+const snapshotOf = (entry: unknown): unknown =>
+  typeof entry === 'object' && entry !== null ? { ...entry } : entry;
+
+function sameEntry(kept: unknown, entry: unknown): boolean {
+  if (typeof kept !== 'object' || kept === null) return kept === entry;
+  if (typeof entry !== 'object' || entry === null) return false;
+  const a = kept as Record<string, unknown>;
+  const b = entry as Record<string, unknown>;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
 
 function parseList(entries: unknown): ParsedRule[] {
   if (!Array.isArray(entries)) return [];
   const hit = cache.get(entries);
-  if (hit && hit.snapshot.length === entries.length && hit.snapshot.every((e, i) => e === entries[i]))
+  if (hit && hit.snapshot.length === entries.length && hit.snapshot.every((e, i) => sameEntry(e, entries[i])))
     return hit.parsed;
   const parsed = entries.flatMap((e: RuleEntry) => {
     const rule = parseRule(e);
     return 'error' in rule ? [] : [rule];
   });
-  cache.set(entries, { snapshot: [...entries], parsed });
+  cache.set(entries, { snapshot: entries.map(snapshotOf), parsed });
   return parsed;
 }
 

@@ -12,6 +12,7 @@ import type { EffectRefusal } from '../../../../src/host/capabilities/effect-con
 import type { McpConnection } from '../../../../src/host/capabilities/mcp/connection.js';
 import { mcpCallHandler } from '../../../../src/host/capabilities/mcp/call-handler.js';
 import type { RunMcpTool } from '../../../../src/host/capabilities/mcp/run-mcp-tools.js';
+import type { PolicyRules } from '../../../../src/host/capabilities/policy.js';
 import type { PermissionMode } from '../../../../src/shared/task.js';
 import { SandboxGate } from '../../../../src/host/capabilities/sandbox/gate.js';
 
@@ -20,6 +21,7 @@ function handler(
     table?: Map<string, RunMcpTool>;
     mode?: PermissionMode;
     approvals?: ApprovalBroker;
+    rules?: PolicyRules;
   } = {},
 ) {
   const lines: AuditEntry[] = [];
@@ -38,7 +40,7 @@ function handler(
       extraRoots: [],
       homeDir: '/h',
       mode: options.mode ?? 'bypassPermissions',
-      rules: {},
+      rules: options.rules ?? {},
       records: [],
       protect: [],
       sandbox: new SandboxGate(
@@ -157,5 +159,40 @@ describe('the mcp.call handler', () => {
     }
     const big = await call({ tool: 'mcp__a__b', input: { text: 'x'.repeat(2 * 1024 * 1024) } });
     expect(!big.ok && big.error.message).toMatch(/input: must be at most \d+ characters as JSON/);
+  });
+
+  it('judges each call by the rules as they are at that call: a deny rule added later, a rule allowed for the session', async () => {
+    let served = 0;
+    const live = {
+      ...entry('mcp__fixture__danger', 'danger'),
+      connection: {
+        call: () => {
+          served++;
+          return Promise.resolve({ content: [{ type: 'text', text: 'done' }], isError: false });
+        },
+      } as unknown as McpConnection,
+    };
+    const table = new Map([['mcp__fixture__danger', live]]);
+    const rules = { allow: ['mcp__fixture'], ask: [] as string[], deny: [] as string[] };
+    const first = handler({ table, mode: 'default', rules });
+    expect((await first.call({ tool: 'mcp__fixture__danger', input: {} })).ok).toBe(true);
+    rules.deny.push('mcp__fixture__danger');
+    const denied = await first.call({ tool: 'mcp__fixture__danger', input: {} });
+    expect(!denied.ok && denied.error.code).toBe('permission_denied');
+    expect(served).toBe(1);
+
+    const asked: string[] = [];
+    const approvals = new ApprovalBroker(
+      callbackResolver((request) => {
+        asked.push(request.id);
+        return { decision: 'allow', reason: 'yes', scope: 'session' };
+      }),
+    );
+    const second = handler({ table, mode: 'default', approvals });
+    for (let i = 0; i < 3; i++)
+      expect((await second.call({ tool: 'mcp__fixture__danger', input: {} })).ok).toBe(true);
+    expect(asked).toHaveLength(1);
+    expect(second.lines.map((line) => line.decidedBy)).toEqual(['user', 'session', 'session']);
+    expect(served).toBe(4);
   });
 });

@@ -198,4 +198,21 @@ describe('describeConfig (what a trust prompt shows)', () => {
       }),
     ).toBe('http https://h/mcp (headers: Authorization, X) [passes your $ANTHROPIC_API_KEY]');
   });
+
+  it('names the variables a command, its arguments, its directory or a URL pass on too', () => {
+    expect(
+      describeConfig({
+        type: 'stdio',
+        command: '${TOOLS}/srv',
+        args: ['--key=${AWS_SECRET_ACCESS_KEY}', '${GITHUB_TOKEN:-none}'],
+        cwd: '${WORK}',
+      }),
+    ).toBe(
+      '"${TOOLS}/srv" "--key=${AWS_SECRET_ACCESS_KEY}" "${GITHUB_TOKEN:-none}" ' +
+        '[passes your $TOOLS, $AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, $WORK; cwd: ${WORK}]',
+    );
+    expect(describeConfig({ type: 'http', url: 'https://h/mcp?k=${ANTHROPIC_API_KEY}' })).toBe(
+      'http https://h/mcp?k=${ANTHROPIC_API_KEY} [passes your $ANTHROPIC_API_KEY]',
+    );
+  });
 });
