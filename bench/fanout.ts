@@ -7,6 +7,8 @@
 // N = 1, 8, 32, the launch overhead per subagent and the runtime's own CPU per subagent.
 // Run: npm run build && npx tsx bench/fanout.ts [--only cold|warm] [--rounds 3] [--sizes 1,4,8,16,32]
 //        [--build label=dir ...]  (A/B: each dir a copy of dist/ inside this checkout, e.g. .scratch/a/dist)
+//        [--stream-ms 10]  (fresh process only: the lead's Task reply written one SSE event every
+//        10 ms, as a model writes it, instead of whole; its writing time joins the ideal path)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +24,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     sizes: { type: 'string', default: '1,4,8,16,32' },
     build: { type: 'string', multiple: true },
+    'stream-ms': { type: 'string', default: '0' },
   },
 });
 const rounds = Number(args.rounds);
@@ -30,6 +33,9 @@ if (!Number.isInteger(rounds) || rounds < 1)
   throw new Error(`--rounds: expected a count, got ${args.rounds}`);
 if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 1000))
   throw new Error(`--sizes: expected a comma list of counts, got ${args.sizes}`);
+const streamMs = Number(args['stream-ms']);
+if (!Number.isInteger(streamMs) || streamMs < 0 || streamMs > 1000)
+  throw new Error(`--stream-ms: expected milliseconds from 0 to 1000, got ${args['stream-ms']}`);
 const builds = (args.build ?? ['current=dist']).map((spec) => {
   const [label, dist] = spec.includes('=') ? spec.split('=', 2) : [spec, spec];
   return { label: label!, dist: dist! };
@@ -56,6 +62,7 @@ try {
       callMs: CALL_MS,
       sizes,
       rounds,
+      streamMs,
       builds,
       onRun: (run, i, total) =>
         process.stderr.write(
@@ -73,10 +80,15 @@ try {
 } finally {
   await rm(root, { recursive: true, force: true });
 }
-console.log(`written to ${await writeResult('fanout', { callMs: CALL_MS, rounds, builds, cold, warm })}`);
+console.log(
+  `written to ${await writeResult('fanout', { callMs: CALL_MS, streamMs, rounds, builds, cold, warm })}`,
+);
 
 function printCold(rows: ColdRow[]): void {
-  console.log(`\nfresh process (the CLI as a user starts it), medians of ${rounds} interleaved rounds:`);
+  const how = streamMs > 0 ? `, the lead's Task reply streamed (an SSE event every ${streamMs} ms)` : '';
+  console.log(
+    `\nfresh process (the CLI as a user starts it)${how}, medians of ${rounds} interleaved rounds:`,
+  );
   console.table(
     rows.map((r) => ({
       build: r.build,
@@ -100,8 +112,8 @@ function printCold(rows: ColdRow[]): void {
     const n16 = at(16);
     const n1 = at(1);
     // The cost of one more agent is the slope from N = 16 to N = 32 (else from N = 8, else N = 1):
-    // up to prestartThreads (16) threads are started ahead for a lead's subagents and resident
-    // whether or not they run, so a smaller N holds more threads than it uses.
+    // a few threads (prestartThreads) are started ahead of a lead's Task blocks and resident whether
+    // or not they run, so a small N holds more threads than it uses.
     const from = at(32) ?? at(8) ?? n1;
     const perAgent =
       n16 && from && from.n !== 16

@@ -47,6 +47,11 @@ export interface ColdOptions {
   callMs: number;
   sizes: readonly number[];
   rounds: number;
+  /**
+   * Milliseconds between the SSE events of the lead's Task reply (0: the reply comes whole). The
+   * ideal critical path then includes the time the reply took to write.
+   */
+  streamMs?: number;
   /** Label → dist directory. */
   builds: ReadonlyArray<{ label: string; dist: string }>;
   /** Called after each run (progress on a long benchmark). */
@@ -54,10 +59,10 @@ export interface ColdOptions {
 }
 
 /** Starts bench/support/fanout-server.ts; `log()` takes the requests since the last call. */
-async function startServer(callMs: number) {
+async function startServer(callMs: number, streamMs: number) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join('bench', 'support', 'fanout-server.ts'), String(callMs)],
+    ['--import', 'tsx', path.join('bench', 'support', 'fanout-server.ts'), String(callMs), String(streamMs)],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout });
@@ -82,18 +87,32 @@ async function startServer(callMs: number) {
 }
 
 /** The figures of one run, from the server's log and the CLI's own report. */
-function measure(build: string, n: number, run: CliRun, log: LoggedRequest[], idealMs: number): ColdRun {
+/** How much longer than one model call the lead's Task reply took to write (0 when it came whole). */
+function streamedMs(reply: LoggedRequest | undefined, callMs: number): number {
+  return reply?.endedAt == null ? 0 : Math.max(0, reply.endedAt - reply.startedAt - callMs);
+}
+
+function measure(
+  build: string,
+  n: number,
+  run: CliRun,
+  log: LoggedRequest[],
+  idealMs: number,
+  /** The call's latency when the lead's Task reply was streamed, else undefined. */
+  streamedCallMs: number | undefined,
+): ColdRun {
   const lead = log.filter((r) => r.who.startsWith('[lead]'));
   const firsts = log.filter((r) => r.who.startsWith('[sub]') && r.messages === 1).map((r) => r.startedAt);
   const leadStart = Math.min(...lead.map((r) => r.startedAt));
   const leadEnd = Math.max(...lead.map((r) => r.endedAt ?? NaN));
-  const taskReplyEnd = lead.find((r) => r.messages === 1)?.endedAt ?? NaN;
+  const taskReply = lead.find((r) => r.messages === 1);
+  const taskReplyEnd = taskReply?.endedAt ?? NaN;
   const activeMs = leadEnd - leadStart;
   return {
     build,
     n,
     ok: run.code === 0 && firsts.length === n && lead.length === 2,
-    ratio: activeMs / idealMs,
+    ratio: activeMs / (idealMs + (streamedCallMs === undefined ? 0 : streamedMs(taskReply, streamedCallMs))),
     activeMs,
     spawnFirstMs: Math.min(...firsts) - taskReplyEnd,
     spawnMs: Math.max(...firsts) - taskReplyEnd,
@@ -117,7 +136,7 @@ const FIGURES = [
 ] as const;
 
 /** The median of each figure over one build's rounds at one size. */
-function summarize(runs: ColdRun[], idealMs: number): ColdRow {
+function summarize(runs: ColdRun[]): ColdRow {
   const good = runs.filter((r) => r.ok);
   const use = good.length > 0 ? good : runs;
   const mid = (key: (typeof FIGURES)[number]) => median(use.map((r) => r[key]));
@@ -131,7 +150,8 @@ function summarize(runs: ColdRun[], idealMs: number): ColdRow {
     n: runs[0]!.n,
     runs: runs.length,
     failed: runs.length - good.length,
-    ratio: figures.activeMs / idealMs,
+    // Each run's own ideal (a streamed reply's writing time is part of it).
+    ratio: median(use.map((r) => r.ratio)),
     ratioMin: ratios[0] ?? NaN,
     ratioMax: ratios.at(-1) ?? NaN,
     ...figures,
@@ -142,7 +162,7 @@ function summarize(runs: ColdRun[], idealMs: number): ColdRow {
 export async function runColdFanout(options: ColdOptions): Promise<{ rows: ColdRow[]; runs: ColdRun[] }> {
   const { root, callMs, sizes, rounds, builds } = options;
   const idealMs = 5 * callMs;
-  const server = await startServer(callMs);
+  const server = await startServer(callMs, options.streamMs ?? 0);
   const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
   const runs: ColdRun[] = [];
   const total = rounds * sizes.length * builds.length;
@@ -160,19 +180,15 @@ export async function runColdFanout(options: ColdOptions): Promise<{ rows: ColdR
             [],
             build.dist,
           );
-          runs.push(measure(build.label, n, run, await server.log(), idealMs));
+          const streamed = (options.streamMs ?? 0) > 0 ? callMs : undefined;
+          runs.push(measure(build.label, n, run, await server.log(), idealMs, streamed));
           options.onRun?.(runs.at(-1)!, runs.length, total);
         }
   } finally {
     await server.close();
   }
   const rows = builds.flatMap((build) =>
-    sizes.map((n) =>
-      summarize(
-        runs.filter((r) => r.build === build.label && r.n === n),
-        idealMs,
-      ),
-    ),
+    sizes.map((n) => summarize(runs.filter((r) => r.build === build.label && r.n === n))),
   );
   return { rows, runs };
 }

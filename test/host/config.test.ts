@@ -90,7 +90,7 @@ describe('loadConfig', () => {
       webFetch: { allowPrivate: [], maxBytes: 5 * 1024 * 1024, timeoutSeconds: 30 },
       webSearch: { allowedDomains: [], blockedDomains: [], endpoints: [] },
       mcpServers: {},
-      prestartThreads: 16,
+      prestartThreads: 2,
       projectWarnings: [],
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
@@ -233,7 +233,7 @@ describe('loadConfig', () => {
       'providers.x.baseURL',
       'sandbox.mode',
     ]);
-    expect(merged.prestartThreads).toBe(16);
+    expect(merged.prestartThreads).toBe(2);
     expect(merged.permissions.deny).toEqual(['Bash', 'Write']);
     expect(merged.providers).toEqual({});
     expect(merged.sandbox.mode).toBe('auto');

@@ -1,8 +1,9 @@
 // Which runs start threads ahead for their subagents, and how many: a run granted Task or an agent
 // exposed as a tool, in thread mode, with `prestartThreads` above 0. While its model call is in
-// flight it asks for up to `prestartThreads`, and never more than its children could use: one
-// message starts at most maxTasksPerMessage, the tree at most what is left of maxSubagents, and
-// they run in the free slots plus the run's own (lent while it waits on them).
+// flight it keeps `prestartThreads` threads ahead of the delegation blocks its reply has begun
+// (prestart-observer.ts), and never more than its children could use: one message starts at most
+// maxTasksPerMessage, the tree at most what is left of maxSubagents, and they run in the free slots
+// plus the run's own (lent while it waits on them).
 import type { WorkerRunSpec } from '../../shared/run-spec.js';
 import { prestartObserver } from '../pool/prestart-observer.js';
 import type { RuntimeCore } from './runtime-core.js';
@@ -29,7 +30,7 @@ export function prestartFor(
     );
   return prestartObserver({
     names,
-    speculative: () => Math.min(core.config.prestartThreads, limit()),
+    ahead: () => core.config.prestartThreads,
     limit,
     want: (count) => prestart(spec.agentId, count),
   });

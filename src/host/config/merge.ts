@@ -67,7 +67,7 @@ export interface CadreConfig {
   webSearch: WebSearchSettings;
   /** MCP servers by name: the project's config.json over `.mcp.json` over the user's config.json. */
   mcpServers: Record<string, McpServerEntry>;
-  /** Threads started ahead for a run that may start subagents, while its model call is in flight. */
+  /** Threads kept started ahead of the Task blocks a delegating run's reply has begun (0: none). */
   prestartThreads: number;
   /** What the project's file tried to set and may not (project-limits.ts), one line each. */
   projectWarnings: string[];
@@ -149,7 +149,7 @@ export const CONFIG_DEFAULTS = {
   maxToolInputChars: DEFAULT_CAPS.maxToolInputChars,
   webFetchMaxBytes: 5 * 1024 * 1024,
   webFetchTimeoutSeconds: 30,
-  prestartThreads: 16,
+  prestartThreads: 2,
 } as const;
 
 /** Where each file's relative paths are anchored. */

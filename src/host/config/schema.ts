@@ -156,7 +156,7 @@ export const ConfigFile = z.strictObject({
   webSearch: WebSearchConfig.optional(),
   /** MCP servers by name, as in Claude Code's `.mcp.json` (see shared/mcp-config.ts). */
   mcpServers: McpServersConfig.optional(),
-  /** Threads started ahead while a run that may start subagents waits for its model (0: none). */
+  /** Threads kept started ahead of the Task blocks a delegating run's reply has begun (0: none). */
   prestartThreads: ranged('prestartThreads').optional(),
 });
 /** One config file as written. */

@@ -1,19 +1,21 @@
-// Sizes the threads started ahead for a run that may start subagents, from its model stream. While
-// one of its model requests is in flight it wants a guess: for its first request `speculative()`
-// (the most subagents a message may start, bounded by free slots), later as many as its last reply
-// started. As the response streams, each delegation tool_use block that begins
-// (`content_block_start` of Task, or of an agent exposed as a tool) is one certain subagent; when
-// the response ends, it wants exactly the blocks it saw, which its children then take one by one.
-// The host reads only the `content_block_start` lines of the stream it already relays, each bounded
-// in size; nothing here decides what a run may do.
+// Sizes the threads started ahead for a run that may start subagents, from its model stream: by
+// evidence, a few threads ahead of it. While its first request is in flight and nothing is known it
+// wants `ahead()` threads; as the response streams, each delegation tool_use block that begins
+// (`content_block_start` of Task, or of an agent exposed as a tool) is one certain subagent, and it
+// wants those blocks plus `ahead()` more (the next blocks' threads load while the model writes the
+// current one); when the response ends, it wants exactly the blocks it saw, which its children then
+// take one by one. A later request starts from what its last reply started. So a lead that starts
+// one subagent pays for a few threads, not for the most a message could start. The host reads only
+// the `content_block_start` lines of the stream it already relays, each bounded in size; nothing
+// here decides what a run may do.
 import type { ModelStreamObserver } from '../capabilities/model-http.js';
 
 /** What the observer needs from the runtime. */
 export interface PrestartSizing {
   /** Delegation tool names this run was granted (Task, exposed agents). */
   names: ReadonlySet<string>;
-  /** Threads to want while a request is in flight and nothing is known yet. */
-  speculative(): number;
+  /** Threads to keep started ahead of the delegation blocks seen so far. */
+  ahead(): number;
   /** Most threads the run's children could use now (caps and free slots). */
   limit(): number;
   /** Sets the run's want (the pool keeps that many threads started ahead). */
@@ -23,6 +25,8 @@ export interface PrestartSizing {
 /** An SSE line longer than this is not a content_block_start of a tool call: skipped unread. */
 const MAX_LINE = 16_384;
 const MARK = '"content_block_start"';
+/** The line that ends a reply's content (its stop reason): no block can begin after it. */
+const CONTENT_END = /^event:\s*message_(?:delta|stop)\s*$/;
 
 /** The observer for one run; `close()` withdraws its want when the run ends. */
 export function prestartObserver(sizing: PrestartSizing): ModelStreamObserver & { close(): void } {
@@ -34,23 +38,35 @@ export function prestartObserver(sizing: PrestartSizing): ModelStreamObserver & 
   /** Delegation blocks of the last complete reply; undefined before the first. */
   let lastReply: number | undefined;
   let active = false;
-  const update = () => sizing.want(Math.min(Math.max(guess, blocks), sizing.limit()));
+  /** Whether the current response is still streaming (its blocks may be followed by more). */
+  let streaming = false;
+  const update = () => {
+    const evidence = blocks > 0 && streaming ? blocks + sizing.ahead() : blocks;
+    sizing.want(Math.min(Math.max(guess, evidence), sizing.limit()));
+  };
 
-  const take = (text: string) => {
-    if (!text.includes(MARK)) return;
+  /** Reads one SSE line; true when it changed what the run wants. */
+  const take = (text: string): boolean => {
+    if (streaming && CONTENT_END.test(text)) {
+      // The reply has written all its blocks: nothing more to start ahead of.
+      streaming = false;
+      guess = 0;
+      return true;
+    }
+    if (!text.includes(MARK)) return false;
     const data = text.startsWith('data:') ? text.slice(5) : undefined;
-    if (data === undefined) return;
+    if (data === undefined) return false;
     let event: { content_block?: { type?: unknown; name?: unknown } } | undefined;
     try {
       event = JSON.parse(data) as typeof event;
     } catch {
-      return;
+      return false;
     }
     const block = event?.content_block;
-    if (block?.type === 'tool_use' && typeof block.name === 'string' && sizing.names.has(block.name)) {
-      blocks++;
-      update();
-    }
+    if (block?.type !== 'tool_use' || typeof block.name !== 'string' || !sizing.names.has(block.name))
+      return false;
+    blocks++;
+    return true;
   };
 
   return {
@@ -60,10 +76,14 @@ export function prestartObserver(sizing: PrestartSizing): ModelStreamObserver & 
       line = '';
       skipping = false;
       blocks = 0;
-      guess = lastReply ?? sizing.speculative();
+      streaming = true;
+      guess = lastReply ?? sizing.ahead();
       update();
     },
     chunk(bytes) {
+      // The want changes once per chunk: a reply that arrives whole (a proxy that buffers, a fast
+      // server) starts threads for its blocks only, none ahead of blocks that will never come.
+      let changed = false;
       const parts = decoder.decode(bytes, { stream: true }).split('\n');
       for (let i = 0; i < parts.length; i++) {
         const part = parts[i]!;
@@ -74,14 +94,16 @@ export function prestartObserver(sizing: PrestartSizing): ModelStreamObserver & 
           line = '';
         }
         if (last) break;
-        if (!skipping) take(line.endsWith('\r') ? line.slice(0, -1) : line);
+        if (!skipping && take(line.endsWith('\r') ? line.slice(0, -1) : line)) changed = true;
         line = '';
         skipping = false;
       }
+      if (changed) update();
     },
     requestEnded(ok) {
       if (!active) return;
       active = false;
+      streaming = false;
       if (ok) lastReply = blocks;
       guess = 0;
       update();

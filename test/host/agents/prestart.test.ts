@@ -1,6 +1,7 @@
 // Threads started ahead for subagents, through the runtime and the real SDK: while a lead that holds
-// Task waits for its model, the pool starts and parks threads for its children (as many as
-// `prestartThreads` allows), and the children run on them; with `prestartThreads: 0`, none are.
+// Task waits for its model, the pool starts and parks threads for its children (`prestartThreads`
+// ahead of the Task blocks its reply has begun), and the children run on them; with
+// `prestartThreads: 0`, none are.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../../src/host/runtime.js';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
@@ -65,6 +66,45 @@ describe('threads started ahead for subagents', () => {
     expect(out.status).toBe('completed');
     expect(atReply).toMatchObject({ threads: 1, parked: 0 });
     expect(after).toMatchObject({ threads: 5, parked: 0 });
+  });
+
+  it("are started as the reply's Task blocks begin, before the reply ends", async () => {
+    const timeline: { at: number; threads: number }[] = [];
+    harness = await startHarness(
+      {
+        lead: ({ turn }) =>
+          turn > 0
+            ? textReply('lead done')
+            : toolUseReply(
+                Array.from({ length: 4 }, (_, i) => ({
+                  name: 'Task',
+                  input: { description: `part ${i}`, prompt: `part ${i}`, subagent_type: 'sub' },
+                })),
+                // A model writing its reply: one SSE event every 200 ms, about 1.2 s a Task block.
+                { eventDelayMs: 200 },
+              ),
+        sub: () => textReply('sub done'),
+      },
+      { lead: { tools: ['Task'] }, sub: { tools: ['Read'] } },
+      { files: { '.cadre/config.json': JSON.stringify({ prestartThreads: 1 }) } },
+    );
+    const runtime = harness.runtime;
+    const poll = setInterval(
+      () => timeline.push({ at: performance.now(), threads: runtime.stats().threads }),
+      5,
+    );
+    const out = await runtime.run({ subagent_type: 'lead', prompt: 'go' }).finally(() => clearInterval(poll));
+    expect(out.status).toBe('completed');
+    const reply = harness.server.requests.find((r) => r.index === 0);
+    const replyEnded = reply?.endedAt ?? NaN;
+    // The lead's thread and one for each of the four children were there while the reply was
+    // still being written, from the third Task block on (one thread ahead of the blocks begun): that
+    // block begins about 2.8 s before the reply ends, the fourth (where sizing by the blocks alone
+    // gets there) about 1.6 s.
+    const fiveAt = timeline.find((t) => t.threads >= 5)?.at ?? Infinity;
+    expect(fiveAt).toBeLessThan(replyEnded - 2200);
+    // One thread ahead of the last block at most: never more than the lead, four children and one.
+    expect(Math.max(...timeline.map((t) => t.threads))).toBeLessThanOrEqual(6);
   });
 
   it('are never more than the subagents the tree may still start, nor the free slots', async () => {
