@@ -56,12 +56,13 @@ describe('one authorization step for every agent', () => {
     const asked: ApprovalRequest[] = [];
     h = await startHarness(
       leadAndWorker('touch made-by-worker.txt'),
-      // The child's timeout (1 s) is shorter than the person takes to answer (1.5 s).
-      { lead: { tools: ['Task'] }, worker: { tools: ['Bash'], timeout: 1 } },
+      // The child's timeout (3 s, room for a thread start on a loaded machine) is shorter than
+      // the person takes to answer (4 s).
+      { lead: { tools: ['Task'] }, worker: { tools: ['Bash'], timeout: 3 } },
       {
         approvals: callbackResolver(async (request) => {
           asked.push(request);
-          await sleep(1500);
+          await sleep(4000);
           return { decision: 'allow', reason: 'fine by me' };
         }),
       },
@@ -93,7 +94,7 @@ describe('one authorization step for every agent', () => {
       decidedBy: 'user',
       ok: true,
     });
-    expect(audit[0]?.waitedMs).toBeGreaterThanOrEqual(1400);
+    expect(audit[0]?.waitedMs).toBeGreaterThanOrEqual(3900);
     const events = await transcriptEvents(worker?.transcriptPath ?? '');
     const request = events.find((e) => e.type === 'approval-request');
     const result = events.find((e) => e.type === 'approval-result');
