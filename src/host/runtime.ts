@@ -6,7 +6,6 @@ import { realpath } from 'node:fs/promises';
 import type { AgentInput, RegistryResult } from '../shared/agent-definition.js';
 import type { AgentEvent } from '../shared/events.js';
 import { CadreError } from '../shared/errors.js';
-import type { WorkerRunSpec } from '../shared/run-spec.js';
 import { TaskInput, type TaskOutput, type Usage } from '../shared/task.js';
 import { formatZodError } from '../shared/zod-format.js';
 import { runBatch, type BatchOptions, type BatchResult } from './batch/run-batch.js';
@@ -23,6 +22,7 @@ import { loadConfig, type CadreConfig } from './config.js';
 import { processExecutor, threadExecutor, type Executor } from './pool/executor.js';
 import { Scheduler } from './pool/scheduler.js';
 import { ThreadPool } from './pool/thread-pool.js';
+import type { WorkerEntries } from './pool/worker-flags.js';
 import { formatIssue, loadRegistry } from './registry/index.js';
 import type { RecordsLocation } from './records/location.js';
 import { openRecords } from './records/open.js';
@@ -65,8 +65,6 @@ export interface RuntimeOptions {
   replay?: string;
   /** How long an idle worker thread is kept before it exits (default 30 s). */
   threadIdleTimeoutMs?: number;
-  /** Kernel tests only: honour `fault:<kind>` prompts. */
-  allowFaultInjection?: boolean;
   /**
    * Asked before MCP servers configured by the project start for the first time; answering true
    * trusts them (recorded in ~/.cadre/mcp-trust.json). Without it, untrusted project servers are
@@ -177,7 +175,16 @@ export interface Runtime {
 }
 
 /** Creates a runtime. */
-export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+export function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  return startRuntime(options);
+}
+
+/**
+ * Creates a runtime whose agents run in `workers` instead of the package's own worker bundles. Not
+ * part of the package's API (src/index.ts), and no option or environment variable leads here:
+ * cadre's own tests pass workers built around the real one that fail on purpose.
+ */
+export async function startRuntime(options: RuntimeOptions, workers?: WorkerEntries): Promise<Runtime> {
   const cwd = await realpath(path.resolve(options.cwd ?? process.cwd())).catch(() => {
     throw new CadreError(
       'invalid_input',
@@ -207,7 +214,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const memoryLimitMb = config.memoryLimitMb ?? 512;
   let pool: ThreadPool | undefined;
   let executor: Executor;
-  if (config.isolation === 'process') executor = processExecutor({ memoryLimitMb });
+  const entries = workers ? { extraReadRoots: [...workers.readRoots] } : {};
+  if (config.isolation === 'process')
+    executor = processExecutor({ memoryLimitMb, ...entries, ...(workers ? { filename: workers.process } : {}) });
   else {
     pool = new ThreadPool({
       // Active runs hold scheduler slots (at most `concurrency`); a parent waiting on its children
@@ -217,6 +226,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       // One warm thread: more would compete for the CPU with the first run's start.
       minThreads: 1,
       memoryLimitMb,
+      ...entries,
+      ...(workers ? { filename: workers.thread } : {}),
       ...(options.threadIdleTimeoutMs ? { idleTimeoutMs: options.threadIdleTimeoutMs } : {}),
     });
     executor = threadExecutor(pool);
@@ -286,10 +297,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.model ? { model: options.model } : {}),
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
       ...(options.record ? { record: options.record } : {}),
-      ...(options.allowFaultInjection ? { allowFaultInjection: true } : {}),
     },
     cassette,
-    faultFromPrompt,
     new McpRuntime({
       configured: config.mcpServers,
       env: options.env ?? process.env,
@@ -420,10 +429,4 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     close,
     [asyncDispose]: close,
   };
-}
-
-/** Kernel tests inject faults with a prompt of the form `fault:<kind>`. */
-function faultFromPrompt(input: TaskInput): WorkerRunSpec['fault'] | undefined {
-  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang|abort)\b/.exec(input.prompt);
-  return match ? (match[1] as WorkerRunSpec['fault']) : undefined;
 }

@@ -330,7 +330,6 @@ function buildSpec(
       .filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true),
     ...(node.mcp?.defs ?? []),
   ];
-  const fault = core.options.allowFaultInjection ? core.faultFor(input) : undefined;
   return {
     agentId: node.agentId,
     ...(node.parent ? { parentId: node.parent.agentId } : {}),
@@ -349,7 +348,6 @@ function buildSpec(
     permissionMode: grant.mode,
     cwd: node.cwd,
     caps: runCaps(core.config),
-    ...(fault ? { fault } : {}),
   };
 }
 

@@ -8,8 +8,8 @@ import { agentKey, AgentNames } from '../../shared/agent-name.js';
 import type { Capabilities } from '../../shared/capabilities.js';
 import { CadreError, isCadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
-import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
-import type { TaskInput, TaskOutput } from '../../shared/task.js';
+import type { ExtraToolDef } from '../../shared/run-spec.js';
+import type { TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
 import type { EffectContext, EffectRefusal } from '../capabilities/effect-context.js';
@@ -44,7 +44,6 @@ export interface CoreOptions {
   maxTurns?: number;
   /** Write every model exchange to this cassette file. */
   record?: string;
-  allowFaultInjection?: boolean;
 }
 
 /** Everything a run needs from the runtime. */
@@ -73,7 +72,6 @@ export class RuntimeCore {
     readonly records: readonly string[],
     readonly options: CoreOptions,
     readonly cassette: string | undefined,
-    readonly faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined,
     /** The MCP servers of this runtime, shared by all its runs. */
     readonly mcp: McpRuntime,
     /** The command sandbox: its settings, the probe, and what the user is told. */
