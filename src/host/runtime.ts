@@ -216,7 +216,11 @@ export async function startRuntime(options: RuntimeOptions, workers?: WorkerEntr
   let executor: Executor;
   const entries = workers ? { extraReadRoots: [...workers.readRoots] } : {};
   if (config.isolation === 'process')
-    executor = processExecutor({ memoryLimitMb, ...entries, ...(workers ? { filename: workers.process } : {}) });
+    executor = processExecutor({
+      memoryLimitMb,
+      ...entries,
+      ...(workers ? { filename: workers.process } : {}),
+    });
   else {
     pool = new ThreadPool({
       // Active runs hold scheduler slots (at most `concurrency`); a parent waiting on its children

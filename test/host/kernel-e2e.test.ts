@@ -5,7 +5,6 @@ import { readFile, symlink, writeFile, mkdir, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime } from '../../src/host/runtime.js';
 import type { TaskOutput } from '../../src/shared/task.js';
 import { createFaultRuntime } from '../support/faults/fault-runtime.js';
 import { stallAfterHeaders, textReply, toolUseReply } from '../support/fake-anthropic.js';

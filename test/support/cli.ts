@@ -100,7 +100,11 @@ export function runFaultCli(args: string[], env: Record<string, string>, cwd: st
 }
 
 /** Runs `cadre ...args` to its end, with its peak RSS and CPU time printed at exit (REPORT_RESOURCES). */
-export function runCliReporting(args: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+export function runCliReporting(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<CliResult> {
   return spawnCli([process.execPath, ...REPORT_RESOURCES, CLI, ...args], env, cwd).done;
 }
 

@@ -23,7 +23,7 @@ beforeAll(async () => {
       return generatedReply(Number(mb) * 1_000_000, { shape: shape as 'text' });
     },
   });
-  env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, };
+  env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
 });
 afterAll(async () => {
   await server.close();

@@ -3,7 +3,16 @@
 // running. Each fault imitates a real failure shape. No shipped bundle contains this code.
 
 /** The failure shapes a test can ask for. */
-export const FAULTS = ['throw', 'exit', 'oom-small', 'oom-array', 'oom-map', 'spin', 'hang', 'abort'] as const;
+export const FAULTS = [
+  'throw',
+  'exit',
+  'oom-small',
+  'oom-array',
+  'oom-map',
+  'spin',
+  'hang',
+  'abort',
+] as const;
 
 /** One failure shape. */
 export type Fault = (typeof FAULTS)[number];
