@@ -16,6 +16,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'dist-test/**',
       'node_modules/**',
       'coverage/**',
       '.ci/**',

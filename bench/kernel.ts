@@ -17,6 +17,9 @@ import { portEndpoint } from '../src/shared/endpoint.js';
 import { ok } from '../src/shared/errors.js';
 import type { Capabilities } from '../src/shared/capabilities.js';
 import { lastMessage, startFakeAnthropic, textReply, toolUseReply } from '../test/support/fake-anthropic.js';
+// Runs that spin on purpose run in the test-only workers (built from source here, never shipped).
+import { buildFaultWorkers } from '../test/support/faults/build-fault-workers.js';
+import { createFaultRuntime } from '../test/support/faults/fault-runtime.js';
 import { median, quantile, writeResult } from './support/stats.js';
 
 const handler: Capabilities['fs.stat'] = async (req) =>
@@ -60,11 +63,10 @@ async function project(): Promise<{ dir: string; home: string; cleanup: () => Pr
 
 async function killLatency(runs: number) {
   const p = await project();
-  const runtime = await createRuntime({
+  const runtime = await createFaultRuntime({
     cwd: p.dir,
     home: p.home,
     env: {},
-    allowFaultInjection: true,
     concurrency: 4,
   });
   const over: number[] = [];
@@ -80,11 +82,10 @@ async function killLatency(runs: number) {
 
 async function loopDelayWhileSpinning(workers: number) {
   const p = await project();
-  const runtime = await createRuntime({
+  const runtime = await createFaultRuntime({
     cwd: p.dir,
     home: p.home,
     env: {},
-    allowFaultInjection: true,
     concurrency: workers,
   });
   const histogram = monitorEventLoopDelay({ resolution: 1 });
@@ -178,6 +179,7 @@ async function grepVsRg(files: number) {
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
 const want = (name: string) => !only || only.has(name);
+if (want('kill') || want('loopDelay')) await buildFaultWorkers();
 
 const results = {
   roundTrip: want('roundTrip') ? await roundTrip(5000) : undefined,

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { REPORT_RESOURCES } from '../../test/support/cli.js';
 import { EVAL_DIR } from './corpora.js';
 
 /** The compiled CLI. */
@@ -43,9 +44,9 @@ export async function exploreAll(dir: string, questions: readonly string[]): Pro
       stdout: string;
       stderr: string;
     }>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, 'explore', ...questions, '--json'], {
+      const child = spawn(process.execPath, [...REPORT_RESOURCES, CLI, 'explore', ...questions, '--json'], {
         cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_REPORT_RESOURCES: '1' },
+        env: { PATH: process.env.PATH ?? '', HOME: home },
       });
       let out = '';
       let err = '';

@@ -1,7 +1,8 @@
 // Runs the compiled CLI as a child process and collects its own resource report (peak RSS, CPU),
-// printed at exit when CADRE_REPORT_RESOURCES is set.
+// printed at exit by the preloaded test/support/report-resources.mjs.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { REPORT_RESOURCES } from '../../test/support/cli.js';
 
 /** What the CLI reported about itself. */
 export interface CliRun {
@@ -32,9 +33,9 @@ export function runCli(
   const cli = path.resolve(dist, 'host', 'cli', 'cadre.mjs');
   const [command, ...prefix] = [...launcher, process.execPath];
   return new Promise((resolve, reject) => {
-    const child = spawn(command ?? process.execPath, [...prefix, cli, ...args], {
+    const child = spawn(command ?? process.execPath, [...prefix, ...REPORT_RESOURCES, cli, ...args], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env, CADRE_REPORT_RESOURCES: '1' },
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
     });
     let stdout = '';
     let stderr = '';

@@ -4,7 +4,6 @@
 import os from 'node:os';
 import type { AgentInput, RegistryResult } from '../shared/agent-definition.js';
 import type { AgentEvent } from '../shared/events.js';
-import type { WorkerRunSpec } from '../shared/run-spec.js';
 import type { TaskInput, TaskOutput, Usage } from '../shared/task.js';
 import { runBatch, type BatchOptions, type BatchResult } from './batch/run-batch.js';
 import type { BatchTask } from './batch/task-file.js';
@@ -24,6 +23,7 @@ import { asyncDispose } from './async-dispose.js';
 import { loadAgents, readCassette, reloadAgents } from './runtime-agents.js';
 import { projectDirOf, runtimeConfig } from './runtime-config.js';
 import { startExecutor } from './runtime-executor.js';
+import type { WorkerEntries } from './pool/worker-flags.js';
 import { taskStarters } from './runtime-tasks.js';
 
 /** How to create a runtime. Everything is optional. */
@@ -61,8 +61,6 @@ export interface RuntimeOptions {
   replay?: string;
   /** How long an idle worker thread is kept before it exits (default 30 s). */
   threadIdleTimeoutMs?: number;
-  /** Kernel tests only: honour `fault:<kind>` prompts. */
-  allowFaultInjection?: boolean;
   /**
    * Asked before MCP servers configured by the project start for the first time; answering true
    * trusts them (recorded in ~/.cadre/mcp-trust.json). Without it, untrusted project servers are
@@ -173,12 +171,21 @@ export interface Runtime {
 }
 
 /** Creates a runtime. */
-export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+export function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  return startRuntime(options);
+}
+
+/**
+ * Creates a runtime whose agents run in `workers` instead of the package's own worker bundles. Not
+ * part of the package's API (src/index.ts), and no option or environment variable leads here:
+ * cadre's own tests pass workers built around the real one that fail on purpose.
+ */
+export async function startRuntime(options: RuntimeOptions, workers?: WorkerEntries): Promise<Runtime> {
   const cwd = await projectDirOf(options);
   const home = options.home ?? os.homedir();
   const { loaded, config } = await runtimeConfig(cwd, home, options);
   // The pool's warm thread loads while the registry is read: the first run starts sooner.
-  const { executor, pool } = startExecutor(config, options.threadIdleTimeoutMs);
+  const { executor, pool } = startExecutor(config, options.threadIdleTimeoutMs, workers);
   let registry: RegistryResult;
   let cassette: string | undefined;
   let records: Awaited<ReturnType<typeof openRecords>>;
@@ -212,10 +219,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.model ? { model: options.model } : {}),
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
       ...(options.record ? { record: options.record } : {}),
-      ...(options.allowFaultInjection ? { allowFaultInjection: true } : {}),
     },
     cassette,
-    faultFor: faultFromPrompt,
     mcp: mcpRuntime(cwd, home, config, options),
     sandbox: sandboxGate(config, records.paths, options),
   });
@@ -312,10 +317,4 @@ function runtimeFacade(core: RuntimeCore, parts: FacadeParts): Runtime {
     close,
     [asyncDispose]: close,
   };
-}
-
-/** Kernel tests inject faults with a prompt of the form `fault:<kind>`. */
-function faultFromPrompt(input: TaskInput): WorkerRunSpec['fault'] | undefined {
-  const match = /^fault:(throw|exit|oom-small|oom-array|oom-map|spin|hang|abort)\b/.exec(input.prompt);
-  return match ? (match[1] as WorkerRunSpec['fault']) : undefined;
 }

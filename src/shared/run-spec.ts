@@ -118,8 +118,6 @@ export interface WorkerRunSpec {
   /** The project directory, for messages and relative paths shown to the model. */
   cwd: string;
   caps: RunCaps;
-  /** Test-only fault injection, honoured only when the host enables it. */
-  fault?: 'throw' | 'exit' | 'oom-small' | 'oom-array' | 'oom-map' | 'spin' | 'hang' | 'abort';
 }
 
 /** What a worker returns when its loop ends by itself (kills are decided by the host). */

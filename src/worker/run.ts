@@ -13,7 +13,6 @@ import type { AgentEvent } from '../shared/events.js';
 import type { ControlMessage, WorkerRunResult, WorkerRunSpec } from '../shared/run-spec.js';
 import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
 import { runAgentLoop } from './agent-loop.js';
-import { injectFault } from './faults.js';
 import { createHostFetch } from './models/host-fetch.js';
 import { createModelClient } from './models/model-client.js';
 import { buildToolSet } from './tool-set.js';
@@ -64,7 +63,6 @@ export async function runWorker(
   };
   const caps = capabilityTable(remote);
   try {
-    if (spec.fault) await injectFault(spec.fault);
     const client = createModelClient(spec.model, {
       fetch: createHostFetch(model),
       caps: spec.caps,

@@ -5,8 +5,8 @@ import { readFile, symlink, writeFile, mkdir, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime } from '../../src/host/runtime.js';
 import type { TaskOutput } from '../../src/shared/task.js';
+import { createFaultRuntime } from '../support/faults/fault-runtime.js';
 import { stallAfterHeaders, textReply, toolUseReply } from '../support/fake-anthropic.js';
 import { tempProject } from '../support/project.js';
 import { startHarness, type Harness } from './agents/harness.js';
@@ -179,11 +179,10 @@ describe('hard deadlines, end to end', () => {
 describe('fault storm', () => {
   it('500 runs with 20% injected faults: one terminal status each, threads back to baseline, every transcript closed', async () => {
     const project = await tempProject({ 'src/a.ts': 'export const alpha = 1;\n', 'README.md': '# alpha\n' });
-    const runtime = await createRuntime({
+    const runtime = await createFaultRuntime({
       cwd: project.dir,
       home: project.home,
       env: {},
-      allowFaultInjection: true,
       memoryLimitMb: 48,
       concurrency: 8,
       threadIdleTimeoutMs: 200,

@@ -1,9 +1,10 @@
 // Runs the compiled `cadre` binary as a user would, in a child process.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The compiled CLI entry. */
 export const CLI = path.resolve(
@@ -15,6 +16,15 @@ export const CLI = path.resolve(
   'cli',
   'cadre.mjs',
 );
+
+/** Node flags that run TypeScript from source (tsx's loader, by absolute URL: cwd may be anywhere). */
+export const NODE_TSX = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
+
+/** The test-only `cadre`, run from source, whose agents fail on purpose for `fault:<kind>` prompts. */
+const FAULT_CLI = fileURLToPath(new URL('./faults/fault-cli.ts', import.meta.url));
+
+/** Node flags that make `cadre` print its own peak RSS and CPU time at exit (report-resources.mjs). */
+export const REPORT_RESOURCES = ['--import', new URL('./report-resources.mjs', import.meta.url).href];
 
 /** What a finished CLI run printed. */
 export interface CliResult {
@@ -81,7 +91,28 @@ export function startCli(
   cwd: string,
   user?: CliUser,
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const [file, ...rest] = user === undefined ? [process.execPath, CLI, ...args] : asUser(user, args);
+  return spawnCli(user === undefined ? [process.execPath, CLI, ...args] : asUser(user, args), env, cwd);
+}
+
+/** Runs the test-only `cadre` (faults/fault-cli.ts) to its end: `fault:<kind>` prompts fail. */
+export function runFaultCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+  return spawnCli([process.execPath, ...NODE_TSX, FAULT_CLI, ...args], env, cwd).done;
+}
+
+/** Runs `cadre ...args` to its end, with its peak RSS and CPU time printed at exit (REPORT_RESOURCES). */
+export function runCliReporting(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<CliResult> {
+  return spawnCli([process.execPath, ...REPORT_RESOURCES, CLI, ...args], env, cwd).done;
+}
+
+function spawnCli(
+  [file, ...rest]: string[],
+  env: Record<string, string>,
+  cwd: string,
+): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(file as string, rest, {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },

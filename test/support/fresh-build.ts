@@ -2,9 +2,11 @@
 // `src/`, so a test run after an edit would test the old code. When any source the bundles come
 // from is newer than the oldest bundle (or a bundle is missing), this rebuilds them first; a
 // failed build stops the run with the command to run. After `npm test`'s own build it does nothing.
+// Then it builds the test-only workers (faults/build-fault-workers.ts), which are never in dist/.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { buildFaultWorkers } from './faults/build-fault-workers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -49,8 +51,13 @@ export function staleReason(root: string): string | undefined {
   return undefined;
 }
 
-/** Rebuilds stale bundles before any test file runs. */
-export default function setup(): void {
+/** Rebuilds stale bundles, and builds the test-only workers, before any test file runs. */
+export default async function setup(): Promise<void> {
+  rebuildIfStale();
+  await buildFaultWorkers();
+}
+
+function rebuildIfStale(): void {
   const reason = staleReason(ROOT);
   if (reason === undefined) return;
   process.stderr.write(`cadre tests: ${reason}; running npm run build\n`);

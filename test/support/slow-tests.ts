@@ -34,6 +34,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/host/kernel-e2e.test.ts',
   'test/host/cli/failpaths-run.test.ts',
   'test/api/doc-blocks.test.ts',
+  'test/api/doc-commands.test.ts',
   'test/host/ui/chat-app.test.tsx',
   'test/host/cli/mcp-cli.test.ts',
 ];

@@ -252,7 +252,6 @@ function buildSpec(
       .filter((t) => t.agentType !== undefined && maySpawn(grant, t.agentType) === true),
     ...(node.mcp?.defs ?? []),
   ];
-  const fault = core.options.allowFaultInjection ? core.faultFor(input) : undefined;
   return {
     agentId: node.agentId,
     ...(node.parent ? { parentId: node.parent.agentId } : {}),
@@ -271,6 +270,5 @@ function buildSpec(
     permissionMode: grant.mode,
     cwd: node.cwd,
     caps: plan.caps,
-    ...(fault ? { fault } : {}),
   };
 }

@@ -8,8 +8,8 @@ import { agentKey, AgentNames } from '../../shared/agent-name.js';
 import type { Capabilities } from '../../shared/capabilities.js';
 import { CadreError, isCadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
-import type { ExtraToolDef, WorkerRunSpec } from '../../shared/run-spec.js';
-import type { TaskInput, TaskOutput } from '../../shared/task.js';
+import type { ExtraToolDef } from '../../shared/run-spec.js';
+import type { TaskOutput } from '../../shared/task.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
 import type { EffectContext, EffectRefusal } from '../capabilities/effect-context.js';
@@ -45,7 +45,6 @@ export interface CoreOptions {
   maxTurns?: number;
   /** Write every model exchange to this cassette file. */
   record?: string;
-  allowFaultInjection?: boolean;
 }
 
 /** What a runtime core is made of: the runtime's settings and the parts every run shares. */
@@ -64,7 +63,6 @@ export interface RuntimeCoreParts {
   records: readonly string[];
   options: CoreOptions;
   cassette: string | undefined;
-  faultFor: (input: TaskInput) => WorkerRunSpec['fault'] | undefined;
   /** The MCP servers of this runtime, shared by all its runs. */
   mcp: McpRuntime;
   /** The command sandbox: its settings, the probe, and what the user is told. */
@@ -88,7 +86,6 @@ export class RuntimeCore {
   readonly records: readonly string[];
   readonly options: CoreOptions;
   readonly cassette: string | undefined;
-  readonly faultFor: RuntimeCoreParts['faultFor'];
   /** The MCP servers of this runtime, shared by all its runs. */
   readonly mcp: McpRuntime;
   /** The command sandbox: its settings, the probe, and what the user is told. */
@@ -113,7 +110,6 @@ export class RuntimeCore {
     this.records = parts.records;
     this.options = parts.options;
     this.cassette = parts.cassette;
-    this.faultFor = parts.faultFor;
     this.mcp = parts.mcp;
     this.sandbox = parts.sandbox;
     this.currentRegistry = parts.registry;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { terminalCleaner, type TerminalCleaner } from '../terminal-text.js';
 import { jsonPieces, jsonText } from '../json-pieces.js';
+import type { Runtime, RuntimeOptions } from '../runtime.js';
 
 /** Output sinks, so tests and other front ends can capture what a command prints. */
 export interface CliIO {
@@ -27,6 +28,11 @@ export interface CliContext {
   relaunch?: { script: string; args: readonly string[] };
   /** Loads an ES module; the executable provides one, since the bundled CLI's import() cannot. */
   importModule?: (specifier: string) => Promise<unknown>;
+  /**
+   * Starts the runtime of `run`, `explore`, `batch` and `chat` (default `createRuntime`): cadre's
+   * own tests pass one whose agents run in test-only workers.
+   */
+  startRuntime?: (options: RuntimeOptions) => Promise<Runtime>;
   /**
    * The terminal, when standard input and standard error are both TTYs: commands then ask the
    * person instead of denying, and draw live progress. Absent in pipes, CI and tests in-process.

@@ -7,7 +7,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } f
 import { channelEndpoint, portEndpoint, type Endpoint } from '../../shared/endpoint.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../../shared/run-spec.js';
 import type { ThreadPool } from './thread-pool.js';
-import { DIST_DIR, hostHeapSamplingSupported, permissionFlags } from './worker-flags.js';
+import { DIST_DIR, hostHeapSamplingSupported, permissionFlags, workerReadRoots } from './worker-flags.js';
 
 /** A started run's worker, as the controller drives it. */
 interface Launched {
@@ -133,6 +133,10 @@ function sampleThread(
 export interface ProcessExecutorOptions {
   memoryLimitMb: number;
   permission?: boolean;
+  /** Override the entry file (cadre's own tests). */
+  filename?: string;
+  /** Extra directories the worker may read (only for an overridden entry file). */
+  extraReadRoots?: string[];
 }
 
 /** The bundled entry of process isolation mode. */
@@ -157,10 +161,12 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
           dispose: () => undefined,
         };
       }
-      const child = fork(PROCESS_ENTRY, [], {
+      const child = fork(options.filename ?? PROCESS_ENTRY, [], {
         execArgv: [
           `--max-old-space-size=${options.memoryLimitMb}`,
-          ...(options.permission === false ? [] : permissionFlags()),
+          ...(options.permission === false
+            ? []
+            : permissionFlags([...workerReadRoots(), ...(options.extraReadRoots ?? [])])),
         ],
         serialization: 'advanced',
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

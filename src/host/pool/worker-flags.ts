@@ -18,6 +18,19 @@ export const DIST_DIR = import.meta.url.endsWith('.ts')
   ? path.resolve(here, '..', '..', '..', 'dist')
   : path.resolve(here, '..', '..');
 
+/**
+ * Which worker code runs agents, when not the package's own bundles (cadre's tests run workers of
+ * their own around the real one; see `startRuntime`).
+ */
+export interface WorkerEntries {
+  /** The Piscina task file of thread mode. */
+  thread: string;
+  /** The child process entry of process isolation mode. */
+  process: string;
+  /** Directories these files lie in, readable by workers besides cadre's dist/ and dependencies. */
+  readRoots: readonly string[];
+}
+
 /** The `node_modules` directories that the worker's imports resolve into. */
 function dependencyRoots(): string[] {
   const require = createRequire(import.meta.url);

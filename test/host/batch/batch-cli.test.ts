@@ -1,5 +1,6 @@
-// `cadre batch` as a user runs it: the compiled binary, the real SDK against the fake server with
-// injected faults, a results file that survives SIGKILL and resumes without duplicates.
+// `cadre batch` as a user runs it: the compiled binary (or, for tasks that fail on purpose, the
+// test-only CLI with injected faults, support/faults/fault-cli.ts), the real SDK against the fake
+// server, a results file that survives SIGKILL and resumes without duplicates.
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import {
   toolUseReply,
   type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
-import { runCli, startCli } from '../../support/cli.js';
+import { runCli, runFaultCli, startCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
 
 let server: FakeAnthropic;
@@ -47,7 +48,7 @@ beforeAll(async () => {
       }
     },
   });
-  env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, CADRE_FAULT_INJECTION: '1' };
+  env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
 });
 afterAll(async () => {
   await server.close();
@@ -109,7 +110,7 @@ describe('cadre batch', () => {
     const file = path.join(project.dir, 'faults.jsonl');
     const out = path.join(project.dir, 'faults-results.jsonl');
     await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
-    const r = await runCli(
+    const r = await runFaultCli(
       ['batch', file, '--out', out, '--concurrency', '16', '--agents', agents, '--cwd', project.dir],
       env,
       project.dir,
@@ -302,7 +303,7 @@ describe('cadre batch', () => {
     const file = path.join(project.dir, 'abort.jsonl');
     const out = path.join(project.dir, 'abort-results.jsonl');
     await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
-    const r = await runCli(
+    const r = await runFaultCli(
       ['batch', file, '--out', out, '--concurrency', '4', '--agents', agents, '--cwd', project.dir],
       env,
       project.dir,

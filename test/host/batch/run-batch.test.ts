@@ -1,8 +1,9 @@
 // runtime.batch() as a library caller uses it: results stream as tasks end, a task that cannot
 // start still yields one result, and cancelling yields `cancelled` for what was running.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../../src/host/runtime.js';
+import type { Runtime } from '../../../src/host/runtime.js';
 import type { BatchResult } from '../../../src/host/batch/run-batch.js';
+import { createFaultRuntime } from '../../support/faults/fault-runtime.js';
 import { tempProject } from '../../support/project.js';
 
 let project: Awaited<ReturnType<typeof tempProject>>;
@@ -10,7 +11,7 @@ let runtime: Runtime;
 
 beforeAll(async () => {
   project = await tempProject({ 'src/alpha.ts': 'export const alpha = 1;\n' });
-  runtime = await createRuntime({ cwd: project.dir, home: project.home, env: {}, allowFaultInjection: true });
+  runtime = await createFaultRuntime({ cwd: project.dir, home: project.home, env: {} });
 });
 afterAll(async () => {
   await runtime.close();

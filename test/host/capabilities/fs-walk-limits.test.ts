@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { globRead } from '../../../src/host/capabilities/fs/glob-read.js';
 import { glob } from '../../../src/host/capabilities/fs/glob.js';
-import { ioPoolStats, setIoStallMsForTesting } from '../../../src/host/capabilities/fs/io-pool.js';
+import { IoPool, ioPoolStats } from '../../../src/host/capabilities/fs/io-pool.js';
 import type { JudgeContext } from '../../../src/host/capabilities/fs/judge-read-sync.js';
 import { judgeReadMany } from '../../../src/host/capabilities/fs/read-many.js';
 
@@ -51,9 +51,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(base, { recursive: true, force: true });
-});
-afterEach(() => {
-  setIoStallMsForTesting(undefined);
 });
 
 /** Waits until `check` holds (polling), failing after `ms`. */
@@ -161,15 +158,16 @@ describe('a .gitignore', () => {
 
 describe('an I/O thread abandoned in a stall', () => {
   it('fails the request it is stuck in and hands the ones queued behind it to a new thread', async () => {
-    setIoStallMsForTesting(400);
+    // A pool of its own that abandons a thread after 400 ms without an answer (the host's: 30 s).
+    const pool = new IoPool({ stallMs: 400 });
     // A walk with no budget and no parts to post looks stuck; fill both threads with one each.
-    const first = glob(hostile, '**/*', unbounded());
-    await until(() => ioPoolStats().busy === 1, 5000);
+    const first = glob(hostile, '**/*', unbounded(), undefined, pool);
+    await until(() => pool.stats().busy === 1, 5000);
     await new Promise((resolve) => setTimeout(resolve, 60));
-    const second = glob(hostile, '**/*', unbounded());
-    await until(() => ioPoolStats().busy === 2, 5000);
+    const second = glob(hostile, '**/*', unbounded(), undefined, pool);
+    await until(() => pool.stats().busy === 2, 5000);
     // Another run's read, queued behind one of them.
-    const queued = judgeReadMany(['a.txt'], ctxOf(victim));
+    const queued = judgeReadMany(['a.txt'], ctxOf(victim), {}, pool);
     await expect(first).rejects.toMatchObject({ code: 'io_error' });
     await expect(second).rejects.toMatchObject({ code: 'io_error' });
     const read = await queued;

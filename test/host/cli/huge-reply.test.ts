@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatedReply, startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic.js';
-import { runCli } from '../../support/cli.js';
+import { runCliReporting } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
 
 let server: FakeAnthropic;
@@ -23,7 +23,7 @@ beforeAll(async () => {
       return generatedReply(Number(mb) * 1_000_000, { shape: shape as 'text' });
     },
   });
-  env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, CADRE_REPORT_RESOURCES: '1' };
+  env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
 });
 afterAll(async () => {
   await server.close();
@@ -39,7 +39,7 @@ interface Output {
 
 /** Runs one reply through `cadre run --json`; returns its output and the CLI's peak RSS in MB. */
 async function hugeRun(mb: number, shape: string, isolation: string, cwd = project.dir) {
-  const r = await runCli(
+  const r = await runCliReporting(
     ['run', 'general-purpose', `reply ${mb} MB ${shape}`, '--json', '--isolation', isolation, '--cwd', cwd],
     env,
     cwd,

@@ -1,6 +1,7 @@
 // Kernel guarantees with real worker threads: hard kills, crash isolation, one terminal status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../../src/host/runtime.js';
+import type { Runtime } from '../../../src/host/runtime.js';
+import { createFaultRuntime } from '../../support/faults/fault-runtime.js';
 import { tempProject } from '../../support/project.js';
 
 let project: Awaited<ReturnType<typeof tempProject>>;
@@ -8,11 +9,10 @@ let runtime: Runtime;
 
 beforeAll(async () => {
   project = await tempProject({ 'src/a.ts': 'export const a = 1;\n' });
-  runtime = await createRuntime({
+  runtime = await createFaultRuntime({
     cwd: project.dir,
     home: project.home,
     env: {},
-    allowFaultInjection: true,
     memoryLimitMb: 64,
     concurrency: 4,
   });

@@ -5,13 +5,14 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { hostHeapSamplingSupported } from '../../../src/host/pool/worker-flags.js';
+import { NODE_TSX } from '../../support/cli.js';
 
-const child = fileURLToPath(new URL('../../fixtures/oom-child.mjs', import.meta.url));
+const child = fileURLToPath(new URL('../../fixtures/oom-child.ts', import.meta.url));
 const major = Number(process.versions.node.split('.')[0]);
 const sampling = hostHeapSamplingSupported();
 
 function runFault(fault: string, isolation: 'thread' | 'process', capMb = 128) {
-  const r = spawnSync(process.execPath, [child, fault, isolation, String(capMb)], {
+  const r = spawnSync(process.execPath, [...NODE_TSX, child, fault, isolation, String(capMb)], {
     encoding: 'utf8',
     timeout: 90_000,
   });

@@ -14,6 +14,8 @@ import { ThreadPool } from '../../../src/host/pool/thread-pool.js';
 import { HOST_CREDENTIAL } from '../../../src/shared/model-wire.js';
 import { DEFAULT_CAPS, type WorkerRunSpec } from '../../../src/shared/run-spec.js';
 import { startFakeAnthropic, textReply, type FakeAnthropic } from '../../support/fake-anthropic.js';
+import { FAULT_WORKERS } from '../../support/faults/fault-runtime.js';
+import type { Fault } from '../../support/faults/inject-fault.js';
 
 let server: FakeAnthropic;
 let pool: ThreadPool | undefined;
@@ -26,14 +28,15 @@ afterEach(async () => {
   pool = undefined;
 });
 
-const spec = (agentId: string, parentId: string, fault?: WorkerRunSpec['fault']): WorkerRunSpec => ({
+/** A run's spec; with `fault`, a run the test-only worker fails on purpose (faults/fault-run.ts). */
+const spec = (agentId: string, parentId: string, fault?: Fault): WorkerRunSpec => ({
   agentId,
   parentId,
   depth: 1,
   agentType: 'sub',
   description: 'sub',
   system: 'You are a test agent.',
-  prompt: 'Answer.',
+  prompt: fault ? `fault:${fault}` : 'Answer.',
   history: [],
   tools: [],
   extraTools: [],
@@ -50,8 +53,10 @@ const spec = (agentId: string, parentId: string, fault?: WorkerRunSpec['fault'])
   permissionMode: 'default',
   cwd: '/project',
   caps: DEFAULT_CAPS,
-  ...(fault ? { fault } : {}),
 });
+
+/** Pool options that run the test-only worker: the shipped one, with faults. */
+const faultWorker = { filename: FAULT_WORKERS.thread, extraReadRoots: [...FAULT_WORKERS.readRoots] };
 
 /** Runs `spec` through the run controller on `p`, as the launcher does. */
 function run(p: ThreadPool, s: WorkerRunSpec, cancel?: AbortSignal) {
@@ -144,7 +149,7 @@ describe('threads started ahead of need', () => {
   });
 
   it('a run on a parked thread is killed by its signal, CPU-bound or not', async () => {
-    const p = (pool = new ThreadPool({ maxThreads: 4, minThreads: 0, memoryLimitMb: 256 }));
+    const p = (pool = new ThreadPool({ maxThreads: 4, minThreads: 0, memoryLimitMb: 256, ...faultWorker }));
     p.prestart('lead-5', 1);
     await until('a parked thread', () => p.parkedThreads.ready === 1);
     const cancel = new AbortController();
@@ -159,7 +164,7 @@ describe('threads started ahead of need', () => {
   });
 
   it('a parked thread has the memory cap of the pool', async () => {
-    const p = (pool = new ThreadPool({ maxThreads: 2, minThreads: 0, memoryLimitMb: 64 }));
+    const p = (pool = new ThreadPool({ maxThreads: 2, minThreads: 0, memoryLimitMb: 64, ...faultWorker }));
     p.prestart('lead-6', 1);
     await until('a parked thread', () => p.parkedThreads.ready === 1);
     const end = await run(p, spec('hog', 'lead-6', 'oom-small'));

@@ -12,6 +12,7 @@ import type { FsGlobResult } from '../../../shared/capabilities.js';
 import { isIgnored, type IgnoreMatcher } from '../gitignore.js';
 import { isInside } from '../paths.js';
 import { planGlob, type GlobPlan } from './glob-plan.js';
+import type { OpenCheck } from './pin.js';
 import { closeDir, entryPath, listDir, loadIgnore, openDirChecked, type OpenedDir } from './walk-dir-sync.js';
 import { WALK_TIME_BUDGET_MS, WalkLimits } from './walk-limits.js';
 
@@ -43,6 +44,8 @@ export interface GlobWalkOptions {
   timeBudgetMs?: number;
   /** cadre's own records (absolute, real): never listed, whatever the pattern names. */
   hidden?: readonly string[];
+  /** How each directory entered is checked (pin.ts; default: as probed). */
+  openCheck?: OpenCheck;
 }
 
 /** How a walk ended: where its results are relative to, whether it was cut short, and why. */
@@ -125,6 +128,8 @@ interface Walk {
   limits: WalkLimits;
   /** `options.hidden`, lowercased (records are compared case-insensitively). */
   hidden: readonly string[];
+  /** `options.openCheck`. */
+  openCheck: OpenCheck | undefined;
 }
 
 /**
@@ -134,7 +139,7 @@ interface Walk {
  */
 function itemsOf(dir: Dir, walk: Walk): Item[] | undefined {
   if (!walk.limits.canGoOn()) return undefined;
-  const opened = openDirChecked(dir.real);
+  const opened = openDirChecked(dir.real, walk.openCheck);
   if (!opened) return [];
   try {
     return itemsIn(opened, dir, walk);
@@ -233,7 +238,15 @@ export function walkGlob(
     options.timeBudgetMs ?? WALK_TIME_BUDGET_MS,
   );
   const hidden = (options.hidden ?? []).map((h) => h.toLowerCase());
-  const walk: Walk = { plan, roots, visited: new Set(), display, limits, hidden };
+  const walk: Walk = {
+    plan,
+    roots,
+    visited: new Set(),
+    display,
+    limits,
+    hidden,
+    openCheck: options.openCheck,
+  };
   const outcome = (truncated: boolean): WalkOutcome => ({ root, truncated, notices: limits.notices() });
   if (!limits.canGoOn()) return outcome(true);
 

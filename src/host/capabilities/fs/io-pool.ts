@@ -19,12 +19,6 @@ const IO_ENTRY = path.join(DIST_DIR, 'host-bundle', 'io-entry.cjs');
  * a new thread. (Walks stop by themselves well before: walk-limits.ts.)
  */
 const IO_STALL_MS = 30_000;
-let stallMs = IO_STALL_MS;
-
-/** For tests only: abandons a thread after `ms` without an answer (IO_STALL_MS again when undefined). */
-export function setIoStallMsForTesting(ms: number | undefined): void {
-  stallMs = ms ?? IO_STALL_MS;
-}
 
 /** Threads in the pool: enough to keep two cores reading, few enough to leave the rest alone. */
 export const IO_THREADS = Math.max(1, Math.min(2, os.availableParallelism()));
@@ -50,7 +44,8 @@ class IoThread {
   private watchdog: NodeJS.Timeout | undefined;
   dead = false;
 
-  constructor() {
+  /** `pool` takes over the requests queued here when this thread stalls. */
+  constructor(private readonly pool: IoPool) {
     this.worker.unref();
     this.worker.on('message', (m: IoAnswer) => {
       const p = this.pending.get(m.id);
@@ -106,6 +101,7 @@ class IoThread {
       return;
     }
     this.worker.ref();
+    const stallMs = this.pool.stallMs;
     this.watchdog = setTimeout(
       () => this.fail(`a batch of reads took over ${stallMs / 1000} s; a file system is not answering`, true),
       stallMs,
@@ -132,7 +128,7 @@ class IoThread {
       if (!stalled) p.reject(new CadreError('io_error', message));
       else {
         try {
-          pick().adopt(p);
+          this.pool.pick().adopt(p);
         } catch (error) {
           p.reject(
             new CadreError('io_error', `${message}; no other I/O thread could take over: ${String(error)}`),
@@ -143,18 +139,6 @@ class IoThread {
   }
 }
 
-const threads: (IoThread | undefined)[] = [];
-
-/** The thread in slot `i`, started (again) when the slot is empty or its thread died. */
-function slot(i: number): IoThread {
-  let t = threads[i];
-  if (!t || t.dead) {
-    t = new IoThread();
-    threads[i] = t;
-  }
-  return t;
-}
-
 /**
  * How long the live threads must all have been busy before a request starts another one. Short
  * requests (the Globs of a fan-out, arriving together) queue on one thread instead of each
@@ -163,35 +147,81 @@ function slot(i: number): IoThread {
  */
 const SCALE_UP_AFTER_MS = 20;
 
-/** The live thread with the fewest requests waiting, starting one where a slot is free or dead. */
-function pick(): IoThread {
-  let best: IoThread | undefined;
-  for (let i = 0; i < IO_THREADS; i++) {
-    const t = threads[i];
-    // An empty slot is filled only when every live thread has been busy for a while.
-    if (
-      (!t || t.dead) &&
-      best &&
-      (best.waiting === 0 || performance.now() - best.busySince < SCALE_UP_AFTER_MS)
-    )
-      return best;
-    const live = slot(i);
-    if (!best || live.waiting < best.waiting) best = live;
-  }
-  return best as IoThread;
+/** Options of an I/O pool. */
+export interface IoPoolOptions {
+  /** A request unanswered this long abandons its thread (default 30 s, IO_STALL_MS). */
+  stallMs?: number;
 }
+
+/** A pool of I/O threads. The host has one (`ioCall` and its siblings); tests make their own. */
+export class IoPool {
+  /** See `IoPoolOptions.stallMs`. */
+  readonly stallMs: number;
+  private readonly threads: (IoThread | undefined)[] = [];
+
+  constructor(options: IoPoolOptions = {}) {
+    this.stallMs = options.stallMs ?? IO_STALL_MS;
+  }
+
+  /** The thread in slot `i`, started (again) when the slot is empty or its thread died. */
+  private slot(i: number): IoThread {
+    let t = this.threads[i];
+    if (!t || t.dead) {
+      t = new IoThread(this);
+      this.threads[i] = t;
+    }
+    return t;
+  }
+
+  /** The live thread with the fewest requests waiting, starting one where a slot is free or dead. */
+  pick(): IoThread {
+    let best: IoThread | undefined;
+    for (let i = 0; i < IO_THREADS; i++) {
+      const t = this.threads[i];
+      // An empty slot is filled only when every live thread has been busy for a while.
+      if (
+        (!t || t.dead) &&
+        best &&
+        (best.waiting === 0 || performance.now() - best.busySince < SCALE_UP_AFTER_MS)
+      )
+        return best;
+      const live = this.slot(i);
+      if (!best || live.waiting < best.waiting) best = live;
+    }
+    return best as IoThread;
+  }
+
+  /** See `ioCallIfIdle`. */
+  callIfIdle(job: IoJob, depth: number): Promise<unknown> | undefined {
+    let best: IoThread | undefined;
+    for (let i = 0; i < IO_THREADS; i++) {
+      const t = this.slot(i);
+      if (t.waiting < depth && !t.streaming && (!best || t.waiting < best.waiting)) best = t;
+    }
+    return best?.call(job);
+  }
+
+  /** See `ioPoolStats`. */
+  stats(): { threads: number; busy: number } {
+    const live = this.threads.filter((t): t is IoThread => t !== undefined && !t.dead);
+    return { threads: live.length, busy: live.filter((t) => t.waiting > 0).length };
+  }
+}
+
+/** The host's I/O pool, shared by every run. */
+const sharedIoPool = new IoPool();
 
 /**
  * Runs `job` on an I/O thread. Rejects with the CadreError the thread answered with, or with
  * `io_error` when the thread itself fails or stalls.
  */
-export function ioCall<T>(job: IoJob): Promise<T> {
-  return pick().call(job) as Promise<T>;
+export function ioCall<T>(job: IoJob, pool: IoPool = sharedIoPool): Promise<T> {
+  return pool.pick().call(job) as Promise<T>;
 }
 
 /** As `ioCall`, for a request that posts parts of its result (`onPartial`) before the answer. */
 export function ioStream<T, P>(job: IoJob, onPartial: (part: P) => void): Promise<T> {
-  return pick().call(job, onPartial as (value: unknown) => void) as Promise<T>;
+  return sharedIoPool.pick().call(job, onPartial as (value: unknown) => void) as Promise<T>;
 }
 
 /**
@@ -200,16 +230,10 @@ export function ioStream<T, P>(job: IoJob, onPartial: (part: P) => void): Promis
  * keep every thread fed without queueing behind a long walk.
  */
 export function ioCallIfIdle<T>(job: IoJob, depth = 1): Promise<T> | undefined {
-  let best: IoThread | undefined;
-  for (let i = 0; i < IO_THREADS; i++) {
-    const t = slot(i);
-    if (t.waiting < depth && !t.streaming && (!best || t.waiting < best.waiting)) best = t;
-  }
-  return best?.call(job) as Promise<T> | undefined;
+  return sharedIoPool.callIfIdle(job, depth) as Promise<T> | undefined;
 }
 
 /** The I/O threads alive, and how many of them have requests under way (for monitoring and tests). */
 export function ioPoolStats(): { threads: number; busy: number } {
-  const live = threads.filter((t): t is IoThread => t !== undefined && !t.dead);
-  return { threads: live.length, busy: live.filter((t) => t.waiting > 0).length };
+  return sharedIoPool.stats();
 }

@@ -8,7 +8,7 @@ import { CadreError } from '../../../shared/errors.js';
 import { globToRegExp } from '../../../shared/glob.js';
 import { mapLimit } from './concurrency.js';
 import { errnoOf, fsError } from './errors.js';
-import { assertOpened, openCheck, underFd } from './pin.js';
+import { assertOpened, openCheck, underFd, type OpenCheck } from './pin.js';
 
 /** Default cap on listed entries. */
 const DEFAULT_LIST_LIMIT = 1000;
@@ -25,6 +25,7 @@ export async function list(
   ignore: readonly string[] = [],
   limit = DEFAULT_LIST_LIMIT,
   hidden: readonly string[] = [],
+  mode: OpenCheck = openCheck(),
 ): Promise<FsListResult> {
   let matchers: RegExp[];
   try {
@@ -41,7 +42,7 @@ export async function list(
     throw fsError(error, real);
   }
   try {
-    return await listOpened(handle.fd, real, matchers, limit, hidden);
+    return await listOpened(handle.fd, real, matchers, limit, hidden, mode);
   } finally {
     await handle.close();
   }
@@ -53,16 +54,17 @@ async function listOpened(
   matchers: readonly RegExp[],
   limit: number,
   hidden: readonly string[],
+  mode: OpenCheck,
 ): Promise<FsListResult> {
-  await assertOpened(fd, real);
+  await assertOpened(fd, real, mode);
   let dirents: Dirent[];
   try {
-    dirents = await readdir(underFd(fd, real, ''), { withFileTypes: true });
+    dirents = await readdir(underFd(fd, real, '', mode), { withFileTypes: true });
   } catch (error) {
     throw fsError(error, real);
   }
   // Listed by plain path ('stat' mode): the path must still lead to what was opened.
-  if (openCheck() === 'stat') await assertOpened(fd, real);
+  if (mode === 'stat') await assertOpened(fd, real, mode);
   // cadre's own records are never listed (compared case-insensitively, as the policy does).
   const lowerHidden = hidden.map((h) => h.toLowerCase());
   const prefix = real === '/' ? '/' : `${real}/`;
@@ -81,7 +83,7 @@ async function listOpened(
           : 'other';
     if (type !== 'file') return { name: d.name, type, size: 0 };
     // The entry may vanish between readdir and lstat; it is still listed, with size 0.
-    const st = await lstat(underFd(fd, real, d.name)).catch(() => undefined);
+    const st = await lstat(underFd(fd, real, d.name, mode)).catch(() => undefined);
     return { name: d.name, type, size: st?.size ?? 0 };
   });
   return { path: real, entries, truncated: kept.length > shown.length };

@@ -3,7 +3,9 @@
 // So the host checks what it actually opened, and a check that cannot be made is a refusal: no
 // failure, of one call or of many, ever turns the check off.
 //
-// How it checks is decided once per thread, when this module loads (see `OpenCheck`):
+// How it checks is decided once per thread, when this module loads (see `OpenCheck`); each
+// function takes the mode as a parameter that defaults to that decision, so the 'stat' fallback is
+// tested on Linux by passing it:
 // - 'proc' (Linux): the kernel says what a descriptor refers to (readlink /proc/<pid>/fd/N), and it
 //   must be the checked real path. Files are then opened through their directory's checked
 //   descriptor (`underFd`), so no later swap of any directory on the path can redirect them. This
@@ -57,19 +59,10 @@ function probe(): OpenCheck {
 }
 
 const PROBED: OpenCheck = probe();
-let mode: OpenCheck = PROBED;
 
-/** How this thread checks what it opened. */
+/** How this thread checks what it opened, as probed at load. */
 export function openCheck(): OpenCheck {
-  return mode;
-}
-
-/**
- * For tests only: runs this thread's checks in `forced` mode ('stat' is how the fallback is tested
- * on Linux), or in the probed mode again when undefined.
- */
-export function forceOpenCheckForTesting(forced: OpenCheck | undefined): void {
-  mode = forced ?? PROBED;
+  return PROBED;
 }
 
 /** What checking an opened descriptor found: it is the checked path, or why it is refused. */
@@ -148,7 +141,7 @@ async function checkByStat(fd: number, expected: string): Promise<OpenedCheck> {
  * thread). In 'proc' mode a readlink that fails (ENAMETOOLONG past PATH_MAX, a vanished directory)
  * refuses this descriptor only.
  */
-export function checkOpenedSync(fd: number, expected: string): OpenedCheck {
+export function checkOpenedSync(fd: number, expected: string, mode: OpenCheck = PROBED): OpenedCheck {
   if (mode === 'stat') return checkByStatSync(fd, expected);
   let opened: string;
   try {
@@ -160,7 +153,7 @@ export function checkOpenedSync(fd: number, expected: string): OpenedCheck {
 }
 
 /** As `checkOpenedSync`, asynchronously, for the host's event loop. */
-async function checkOpened(fd: number, expected: string): Promise<OpenedCheck> {
+async function checkOpened(fd: number, expected: string, mode: OpenCheck): Promise<OpenedCheck> {
   if (mode === 'stat') return checkByStat(fd, expected);
   let opened: string;
   try {
@@ -172,8 +165,8 @@ async function checkOpened(fd: number, expected: string): Promise<OpenedCheck> {
 }
 
 /** Throws `permission_denied` unless descriptor `fd` is the checked real path `expected`. */
-export async function assertOpened(fd: number, expected: string): Promise<void> {
-  const check = await checkOpened(fd, expected);
+export async function assertOpened(fd: number, expected: string, mode: OpenCheck = PROBED): Promise<void> {
+  const check = await checkOpened(fd, expected, mode);
   if (!check.ok)
     throw new CadreError('permission_denied', refusedMessage(expected, check), { path: expected });
 }
@@ -183,7 +176,7 @@ export async function assertOpened(fd: number, expected: string): Promise<void> 
  * swapping the directory afterwards changes nothing; in 'stat' mode it is the plain path, and what
  * is opened through it must be checked itself (`checkOpened`).
  */
-export function underFd(fd: number, dir: string, name: string): string {
+export function underFd(fd: number, dir: string, name: string, mode: OpenCheck = PROBED): string {
   if (mode === 'stat') return dir === '/' ? `/${name}` : `${dir}/${name}`;
   return `${FD_DIR}/${fd}/${name}`;
 }

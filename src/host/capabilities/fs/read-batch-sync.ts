@@ -7,7 +7,14 @@
 // 20,000 files cross the thread boundary as one object instead of 20,000.
 import fs, { constants } from 'node:fs';
 import { fsError } from './errors.js';
-import { checkOpenedSync, openCheck, refusedMessage, swappedForLinkMessage, underFd } from './pin.js';
+import {
+  checkOpenedSync,
+  openCheck,
+  refusedMessage,
+  swappedForLinkMessage,
+  underFd,
+  type OpenCheck,
+} from './pin.js';
 import { looksBinary } from './read.js';
 import { SNIFF_BYTES } from './sniff.js';
 
@@ -57,25 +64,28 @@ type DirHandle =
   { fd: number; prefix: string; checkEach: boolean } | { refuse: (real: string, name: string) => string };
 
 /** Opens directory `dir` (a checked real path) and checks that what was opened is that directory. */
-function openDir(dir: string): DirHandle {
-  if (openCheck() === 'stat') return { fd: -1, prefix: dir === '/' ? '/' : `${dir}/`, checkEach: true };
+function openDir(dir: string, mode: OpenCheck): DirHandle {
+  if (mode === 'stat') return { fd: -1, prefix: dir === '/' ? '/' : `${dir}/`, checkEach: true };
   let fd: number;
   try {
     fd = fs.openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
   } catch (error) {
     return { refuse: (real) => fsError(error, real).message };
   }
-  const check = checkOpenedSync(fd, dir);
+  const check = checkOpenedSync(fd, dir, mode);
   if (!check.ok) {
     closeQuietly(fd);
     return { refuse: (_real, name) => refusedMessage(dir, check, name) };
   }
-  return { fd, prefix: underFd(fd, dir, ''), checkEach: false };
+  return { fd, prefix: underFd(fd, dir, '', mode), checkEach: false };
 }
 
 /** The directories open during one batch: a few at once, the oldest closed first. */
 class OpenDirs {
   private readonly dirs = new Map<string, DirHandle>();
+
+  /** `mode`: how what is opened is checked (pin.ts). */
+  constructor(readonly mode: OpenCheck) {}
 
   get(dir: string): DirHandle {
     let handle = this.dirs.get(dir);
@@ -85,7 +95,7 @@ class OpenDirs {
         this.dirs.delete(oldest);
         if ('fd' in old && old.fd >= 0) closeQuietly(old.fd);
       }
-      handle = openDir(dir);
+      handle = openDir(dir, this.mode);
       this.dirs.set(dir, handle);
     }
     return handle;
@@ -149,7 +159,7 @@ function readOne(
   }
   try {
     if (handle.checkEach) {
-      const check = checkOpenedSync(fd, real);
+      const check = checkOpenedSync(fd, real, dirs.mode);
       if (!check.ok) return { reason: refusedMessage(real, check) };
     }
     return readOpened(fd, used, maxBytes, judge);
@@ -164,13 +174,14 @@ function readOne(
  * Reads `reals` (checked real paths) whole, in order, until `budget` bytes of content are read (at
  * least one file is): `handled` says how many; the caller defers the rest. Never throws for one
  * file: binary, oversized, missing or unreadable files, and those `judge` refuses by what they
- * begin with, are skipped with the reason.
+ * begin with, are skipped with the reason. `mode` is how opened files are checked (pin.ts).
  */
 export function readBatchSync(
   reals: readonly string[],
   maxBytes: number,
   budget: number,
   judge?: HeadJudge,
+  mode: OpenCheck = openCheck(),
 ): PackedBatch {
   const batch: PackedBatch = {
     read: [],
@@ -180,7 +191,7 @@ export function readBatchSync(
     skipped: [],
     handled: 0,
   };
-  const dirs = new OpenDirs();
+  const dirs = new OpenDirs(mode);
   let used = 0;
   try {
     for (let i = 0; i < reals.length; i++) {

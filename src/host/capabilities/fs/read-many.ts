@@ -3,7 +3,7 @@
 // threads with synchronous calls (read-batch-sync.ts, judge-read-sync.ts); this side only shapes
 // their answers into what the capability returns.
 import { READ_MANY_BUDGET_BYTES, type FsReadManyResult } from '../../../shared/capabilities.js';
-import { ioCall } from './io-pool.js';
+import { ioCall, type IoPool } from './io-pool.js';
 import type { JudgeContext, JudgedBatch } from './judge-read-sync.js';
 import type { PackedBatch } from './read-batch-sync.js';
 
@@ -59,21 +59,26 @@ export async function readMany(
  * Resolves the requested `paths`, judges each with the policy under `ctx` and reads the allowed
  * ones, all on an I/O thread (the same steps, and the same policy function, as the event loop
  * would run). Denied paths are skipped with the policy's reason; the rest is as `readMany`.
- * Rejects with `invalid_input` for a path that cannot be resolved (NUL byte, symlink loop).
+ * Rejects with `invalid_input` for a path that cannot be resolved (NUL byte, symlink loop). `io`
+ * is the host's I/O pool unless a test passes one of its own.
  */
 export async function judgeReadMany(
   paths: readonly string[],
   ctx: JudgeContext,
   options: { maxBytesPerFile?: number; packed?: boolean; budget?: number } = {},
+  io?: IoPool,
 ): Promise<{ result: FsReadManyResult; allowed: number }> {
   if (paths.length === 0) return { result: { files: [], skipped: [] }, allowed: 0 };
-  const batch = await ioCall<JudgedBatch>({
-    kind: 'judgeRead',
-    paths: [...paths],
-    ctx,
-    maxBytes: options.maxBytesPerFile ?? DEFAULT_MAX_BYTES_PER_FILE,
-    budget: options.budget ?? READ_MANY_BUDGET_BYTES,
-  });
+  const batch = await ioCall<JudgedBatch>(
+    {
+      kind: 'judgeRead',
+      paths: [...paths],
+      ctx,
+      maxBytes: options.maxBytesPerFile ?? DEFAULT_MAX_BYTES_PER_FILE,
+      budget: options.budget ?? READ_MANY_BUDGET_BYTES,
+    },
+    io,
+  );
   const result = shape(batch, paths, options.packed ?? false);
   if (batch.deferred.length > 0) result.deferred = batch.deferred.map((i) => paths[i] ?? '');
   return { result, allowed: batch.allowed };

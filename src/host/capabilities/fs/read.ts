@@ -1,6 +1,6 @@
 // Reads one text file for the Read tool: whole, or a range of lines streamed so a huge log can be
 // paged through without loading it. Refuses binaries, directories and oversized whole reads.
-import { assertOpened } from './pin.js';
+import { assertOpened, type OpenCheck } from './pin.js';
 import { constants } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { FsReadResult } from '../../../shared/capabilities.js';
@@ -25,6 +25,8 @@ export interface ReadTextOptions {
    * to refuse the file (a private key under an innocent name, one of cadre's records).
    */
   judgeHead?: (head: Uint8Array) => void;
+  /** How the opened file is checked (pin.ts; default: as probed). */
+  openCheck?: OpenCheck;
 }
 
 /** True when the sniffed prefix of a file holds a NUL byte. */
@@ -78,7 +80,7 @@ export async function readText(real: string, options: ReadTextOptions = {}): Pro
     throw fsError(error, real);
   }
   try {
-    await assertOpened(handle.fd, real);
+    await assertOpened(handle.fd, real, options.openCheck);
     const base = { path: real, size: st.size, mtimeMs: st.mtimeMs };
     if (!ranged) {
       const buf = await handle.readFile();

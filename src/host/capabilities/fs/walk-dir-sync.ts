@@ -9,13 +9,15 @@
 // capped in bytes and rules: a model can write any .gitignore it likes.
 import fs, { constants, type Dirent } from 'node:fs';
 import { createIgnoreMatcher, type IgnoreMatcher } from '../gitignore.js';
-import { checkOpenedSync, fdLink, openCheck, underFd } from './pin.js';
+import { checkOpenedSync, fdLink, openCheck, underFd, type OpenCheck } from './pin.js';
 import type { WalkLimits } from './walk-limits.js';
 
 /** A directory opened for the walk and checked to be the real path it expects. */
 export interface OpenedDir {
   fd: number;
   real: string;
+  /** How it was checked, and how what is opened in it is (pin.ts). */
+  mode: OpenCheck;
 }
 
 /** Bytes of one ignore file read at most; the rest is left out (with a notice). */
@@ -39,18 +41,18 @@ function closeQuietly(fd: number): void {
  * that it is that directory: undefined when it is gone, unreadable, or was swapped for a symlink or
  * moved since. The caller closes it (`closeDir`).
  */
-export function openDirChecked(real: string): OpenedDir | undefined {
+export function openDirChecked(real: string, mode: OpenCheck = openCheck()): OpenedDir | undefined {
   let fd: number;
   try {
     fd = fs.openSync(real, DIR_FLAGS);
   } catch {
     return undefined;
   }
-  if (!checkOpenedSync(fd, real).ok) {
+  if (!checkOpenedSync(fd, real, mode).ok) {
     closeQuietly(fd);
     return undefined;
   }
-  return { fd, real };
+  return { fd, real, mode };
 }
 
 /** Closes a directory `openDirChecked` opened. */
@@ -64,9 +66,9 @@ export function closeDir(dir: OpenedDir): void {
  */
 export function listDir(dir: OpenedDir): Dirent[] {
   try {
-    if (openCheck() === 'proc') return fs.readdirSync(fdLink(dir.fd), { withFileTypes: true });
+    if (dir.mode === 'proc') return fs.readdirSync(fdLink(dir.fd), { withFileTypes: true });
     const entries = fs.readdirSync(dir.real, { withFileTypes: true });
-    return checkOpenedSync(dir.fd, dir.real).ok ? entries : [];
+    return checkOpenedSync(dir.fd, dir.real, dir.mode).ok ? entries : [];
   } catch {
     return [];
   }
@@ -74,7 +76,7 @@ export function listDir(dir: OpenedDir): Dirent[] {
 
 /** The path of entry `name` of an opened directory, for stat, realpath and open. */
 export function entryPath(dir: OpenedDir, name: string): string {
-  return underFd(dir.fd, dir.real, name);
+  return underFd(dir.fd, dir.real, name, dir.mode);
 }
 
 /** An ignore file's text, and whether it was longer than `MAX_IGNORE_BYTES` (then cut at a line end). */

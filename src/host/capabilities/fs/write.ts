@@ -7,12 +7,14 @@ import path from 'node:path';
 import type { FsWriteResult } from '../../../shared/capabilities.js';
 import { CadreError } from '../../../shared/errors.js';
 import { errnoOf, fsError } from './errors.js';
-import { assertOpened, underFd } from './pin.js';
+import { assertOpened, openCheck, underFd, type OpenCheck } from './pin.js';
 
 /** Options of `writeAtomic`. */
 export interface WriteAtomicOptions {
   /** Refuse with `stale_file` unless the file's mtime is exactly this (it changed since it was read). */
   expectedMtimeMs?: number;
+  /** How opened directories and files are checked (pin.ts; default: as probed). */
+  openCheck?: OpenCheck;
 }
 
 async function existing(at: string, real: string): Promise<{ mode: number; mtimeMs: number } | undefined> {
@@ -40,7 +42,8 @@ export async function writeAtomic(
   options: WriteAtomicOptions = {},
 ): Promise<FsWriteResult> {
   const dir = path.dirname(real);
-  await makeDirs(dir);
+  const mode = options.openCheck ?? openCheck();
+  await makeDirs(dir, mode);
   // Everything below goes through the opened directory, so a directory swapped for a symlink after
   // the permission check cannot redirect the write.
   let dirHandle;
@@ -50,8 +53,8 @@ export async function writeAtomic(
     throw fsError(error, dir);
   }
   try {
-    await assertOpened(dirHandle.fd, dir);
-    return await writeIn(dirHandle.fd, dir, real, content, options);
+    await assertOpened(dirHandle.fd, dir, mode);
+    return await writeIn(dirHandle.fd, dir, real, content, options, mode);
   } finally {
     await dirHandle.close();
   }
@@ -62,7 +65,7 @@ export async function writeAtomic(
  * the directory opened before it: a directory swapped for a symlink after the check makes this
  * fail instead of creating directories wherever the link leads (as `mkdir -p` would).
  */
-async function makeDirs(dir: string): Promise<void> {
+async function makeDirs(dir: string, mode: OpenCheck): Promise<void> {
   const missing: string[] = [];
   let base = dir;
   for (;;) {
@@ -85,9 +88,9 @@ async function makeDirs(dir: string): Promise<void> {
   }
   let at = base;
   try {
-    await assertOpened(handle.fd, base);
+    await assertOpened(handle.fd, base, mode);
     for (const name of missing) {
-      const child = underFd(handle.fd, at, name);
+      const child = underFd(handle.fd, at, name, mode);
       await mkdir(child).catch((error: unknown) => {
         if (errnoOf(error) !== 'EEXIST') throw fsError(error, path.join(at, name));
       });
@@ -107,7 +110,7 @@ async function makeDirs(dir: string): Promise<void> {
       handle = next;
       at = path.join(at, name);
       // Through the descriptor ('proc' mode) this holds already; by plain path ('stat' mode) it is the check.
-      await assertOpened(handle.fd, at);
+      await assertOpened(handle.fd, at, mode);
     }
   } finally {
     await handle.close();
@@ -120,8 +123,9 @@ async function writeIn(
   real: string,
   content: string,
   options: WriteAtomicOptions,
+  mode: OpenCheck,
 ): Promise<FsWriteResult> {
-  const target = underFd(dirFd, dir, path.basename(real));
+  const target = underFd(dirFd, dir, path.basename(real), mode);
   const before = await existing(target, real);
   if (options.expectedMtimeMs !== undefined && before?.mtimeMs !== options.expectedMtimeMs) {
     throw new CadreError(
@@ -133,14 +137,14 @@ async function writeIn(
     );
   }
   const tempName = `.${path.basename(real)}.cadre-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
-  const temp = underFd(dirFd, dir, tempName);
+  const temp = underFd(dirFd, dir, tempName, mode);
   const data = Buffer.from(content, 'utf8');
   try {
     const handle = await open(temp, 'wx', before?.mode ?? 0o666);
     try {
       // Nothing is written until the new file is known to be in the checked directory (in 'stat'
       // mode the plain path could have led elsewhere).
-      await assertOpened(handle.fd, path.join(dir, tempName));
+      await assertOpened(handle.fd, path.join(dir, tempName), mode);
       await handle.writeFile(data);
       // open()'s mode is filtered by the umask; an existing file's mode must survive exactly.
       if (before) await handle.chmod(before.mode);

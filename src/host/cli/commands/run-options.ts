@@ -89,7 +89,7 @@ export async function runtimeFromFlags(
   }
   const trust = options.askTrust === false ? undefined : terminalTrustPrompt();
   const approvals = options.approvals;
-  const runtime = await createRuntime({
+  const runtime = await (ctx.startRuntime ?? createRuntime)({
     ...(trust ? { mcpTrust: trust } : {}),
     cwd: global.cwd,
     home: global.home,
@@ -106,8 +106,6 @@ export async function runtimeFromFlags(
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
     ...(approvals ? { approvals } : {}),
     onWarning: (message) => ctx.io.stderr(`cadre: warning: ${message}\n`),
-    // Only for cadre's own tests: lets a `fault:<kind>` prompt make its worker fail on purpose.
-    ...(ctx.env.CADRE_FAULT_INJECTION === '1' ? { allowFaultInjection: true } : {}),
   });
   // A broken agent file never stops the others; say what was skipped (its text made inert).
   for (const issue of runtime.registry.errors)

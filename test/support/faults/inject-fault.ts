@@ -1,9 +1,30 @@
-// Fault injection for the kernel's own tests and benchmarks: the host sets `spec.fault` only when
-// its runtime was created with fault injection enabled. Each fault imitates a real failure shape.
-import type { WorkerRunSpec } from '../shared/run-spec.js';
+// Faults for the kernel's own tests and benchmarks, run inside a worker built for tests only
+// (fault-worker.ts): a run whose first message is `fault:<kind>` fails in that way instead of
+// running. Each fault imitates a real failure shape. No shipped bundle contains this code.
+
+/** The failure shapes a test can ask for. */
+export const FAULTS = [
+  'throw',
+  'exit',
+  'oom-small',
+  'oom-array',
+  'oom-map',
+  'spin',
+  'hang',
+  'abort',
+] as const;
+
+/** One failure shape. */
+export type Fault = (typeof FAULTS)[number];
+
+/** The fault a run's first message asks for (`fault:<kind>`), if any. */
+export function faultOf(prompt: string): Fault | undefined {
+  const match = /^fault:([a-z-]+)\b/.exec(prompt);
+  return FAULTS.find((f) => f === match?.[1]);
+}
 
 /** Runs the requested fault. Only `hang` returns (never settling); the rest throw, exit or spin. */
-export async function injectFault(fault: NonNullable<WorkerRunSpec['fault']>): Promise<never> {
+export async function injectFault(fault: Fault): Promise<never> {
   switch (fault) {
     case 'throw':
       throw new Error('injected fault: the worker threw');
