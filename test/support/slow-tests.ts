@@ -37,4 +37,25 @@ export const SLOW_TESTS: readonly string[] = [
   'test/api/doc-commands.test.ts',
   'test/host/ui/chat-app.test.tsx',
   'test/host/cli/mcp-cli.test.ts',
+  // Tests that wait on real time by design: a person answering an approval, a reply paced like a
+  // model's stream, races with a file swapped underneath, MCP servers killed and restarted with
+  // backoff, the second CLI attack suite.
+  'test/host/agents/approvals.test.ts',
+  'test/host/agents/prestart.test.ts',
+  'test/host/capabilities/fs-pin-poison.test.ts',
+  'test/host/capabilities/fs-walk-swap.test.ts',
+  'test/host/capabilities/mcp/hub.test.ts',
+  'test/host/capabilities/mcp/mcp-lifecycle.test.ts',
+  'test/host/capabilities/mcp/mcp-http.test.ts',
+  'test/host/capabilities/mcp/mcp-runs.test.ts',
+  'test/host/cli/integration-attacks-2.test.ts',
+  // The terminal attack suites (tmux), commands run in the sandbox, and the CLI run end to end
+  // (its agents, explore, fan-out and records commands).
+  'test/host/cli/*-attacks-tty.test.ts',
+  'test/host/capabilities/exec.test.ts',
+  'test/host/capabilities/sandbox-plan.test.ts',
+  'test/host/cli/agents.test.ts',
+  'test/host/cli/run-explore.test.ts',
+  'test/host/cli/fanout.test.ts',
+  'test/host/cli/records.test.ts',
 ];
