@@ -9,7 +9,7 @@ export interface Clock {
 }
 
 /** The real clock. */
-const systemClock: Clock = {
+export const systemClock: Clock = {
   now: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),

@@ -1,7 +1,7 @@
 // One run's clocks: the wall-clock deadline with its grace turn (paused while a person answers an
 // approval), an absolute ceiling that no pause stretches, the idle watchdog, and the heap sampler.
 // Each says why the run must stop through one callback; the clock is injected so tests drive time.
-import { Deadline, graceOffsetMs, type Clock } from './deadline.js';
+import { Deadline, graceOffsetMs, systemClock, type Clock } from './deadline.js';
 import type { KillReason } from './run-end.js';
 
 /** The deadline's clock plus the repeating timer the idle watch and heap sampler run on. */
@@ -10,11 +10,9 @@ export interface WatchdogClock extends Clock {
   clearInterval(handle: unknown): void;
 }
 
-/** The real clock. */
-const systemClock: WatchdogClock = {
-  now: () => performance.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+/** The real clock: the deadline's, with the repeating timer. */
+const systemWatchdogClock: WatchdogClock = {
+  ...systemClock,
   setInterval: (fn, ms) => setInterval(fn, ms),
   clearInterval: (handle) => clearInterval(handle as NodeJS.Timeout),
 };
@@ -56,7 +54,7 @@ export class RunWatchdog {
   constructor(
     private readonly limits: RunLimits,
     private readonly onKill: (reason: KillReason) => void,
-    clock: WatchdogClock = systemClock,
+    clock: WatchdogClock = systemWatchdogClock,
   ) {
     this.clock = clock;
     this.lastActivity = clock.now();
