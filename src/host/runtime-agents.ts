@@ -7,12 +7,15 @@ import { loadConfig, type LoadedConfig } from './config.js';
 import { loadRegistry } from './registry/index.js';
 import type { RuntimeOptions } from './runtime.js';
 
+/** The runtime options that say which agents load and how. */
+export type AgentOptions = Pick<RuntimeOptions, 'agents' | 'env' | 'registryCacheDir'>;
+
 /** Loads the agents of the project at `cwd` and the user at `home`, with the options' own. */
 export function loadAgents(
   cwd: string,
   home: string,
   loaded: LoadedConfig,
-  options: RuntimeOptions,
+  options: AgentOptions,
 ): Promise<RegistryResult> {
   return loadRegistry({
     cwd,
@@ -25,22 +28,18 @@ export function loadAgents(
 }
 
 /**
- * Reads every agent source again. The config files are read again too; while they do not parse,
- * the ones the runtime started with still say where agents come from.
+ * Reads every agent source again, with the same options as the first load (its agents, its
+ * environment for `${VAR}`s, its registry cache). The config files are read again too; while they
+ * do not parse, the ones the runtime started with still say where agents come from.
  */
 export async function reloadAgents(
   cwd: string,
   home: string,
   started: LoadedConfig,
-  agents: RuntimeOptions['agents'],
+  options: AgentOptions,
 ): Promise<RegistryResult> {
   const fresh = await loadConfig({ cwd, home });
-  return loadRegistry({
-    cwd,
-    home,
-    cliAgents: agents,
-    config: fresh.errors.length > 0 ? started : fresh,
-  });
+  return loadAgents(cwd, home, fresh.errors.length > 0 ? started : fresh, options);
 }
 
 /** The cassette of `options.replay`, or undefined when not replaying. */

@@ -20,7 +20,7 @@ import type { ThreadPool } from './pool/thread-pool.js';
 import type { RecordsLocation } from './records/location.js';
 import { openRecords } from './records/open.js';
 import { asyncDispose } from './async-dispose.js';
-import { loadAgents, readCassette, reloadAgents } from './runtime-agents.js';
+import { loadAgents, readCassette, reloadAgents, type AgentOptions } from './runtime-agents.js';
 import { projectDirOf, runtimeConfig } from './runtime-config.js';
 import { startExecutor } from './runtime-executor.js';
 import type { WorkerEntries } from './pool/worker-flags.js';
@@ -224,7 +224,7 @@ export async function startRuntime(options: RuntimeOptions, workers?: WorkerEntr
     mcp: mcpRuntime(cwd, home, config, options),
     sandbox: sandboxGate(config, records.paths, options),
   });
-  return runtimeFacade(core, { pool, loaded, records, agents: options.agents });
+  return runtimeFacade(core, { pool, loaded, records, agentOptions: options });
 }
 
 /** The MCP servers of a runtime, started on first use and shared by all its runs. */
@@ -269,7 +269,8 @@ interface FacadeParts {
   /** The config files the runtime started with (reloads fall back on them). */
   loaded: LoadedConfig;
   records: Awaited<ReturnType<typeof openRecords>>;
-  agents: RuntimeOptions['agents'];
+  /** What the first load of the agents was given; a reload is given the same. */
+  agentOptions: AgentOptions;
 }
 
 /** The runtime as callers see it, over its core. */
@@ -295,7 +296,7 @@ function runtimeFacade(core: RuntimeCore, parts: FacadeParts): Runtime {
     task,
     session,
     async reloadAgents() {
-      const next = await reloadAgents(core.cwd, core.home, parts.loaded, parts.agents);
+      const next = await reloadAgents(core.cwd, core.home, parts.loaded, parts.agentOptions);
       core.replaceRegistry(next);
       return next;
     },

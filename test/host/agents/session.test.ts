@@ -1,6 +1,7 @@
 // Sessions (the chat's shape): turns share one tree, background runs outlive the turn that started
 // them, the agent catalogue reaches every run that may delegate (quoted as data), and agents reload.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events.js';
@@ -154,6 +155,25 @@ describe('sessions', () => {
     expect(registry.agents.map((a) => a.name)).toContain('fresh');
     expect(h.runtime.registry.agents.map((a) => a.name)).toContain('fresh');
     expect((await h.runtime.run({ subagent_type: 'fresh', prompt: 'go' })).result).toBe('fresh ok');
+  });
+
+  it('reloadAgents loads with the options the runtime started with: its registry cache', async () => {
+    const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'cadre-regcache-'));
+    try {
+      h = await startHarness({}, { seed: { tools: ['Read'] } }, { registryCacheDir: cacheDir });
+      await mkdir(path.join(h.dir, '.cadre', 'agents'), { recursive: true });
+      await writeFile(
+        path.join(h.dir, '.cadre', 'agents', 'cached.md'),
+        '---\nname: cached\ndescription: new\ntools: Read\n---\n[cached] a new agent.\n',
+      );
+      expect((await h.runtime.reloadAgents()).agents.map((a) => a.name)).toContain('cached');
+      const held = await Promise.all(
+        (await readdir(cacheDir)).map((f) => readFile(path.join(cacheDir, f), 'utf8')),
+      );
+      expect(held.some((text) => text.includes('cached.md'))).toBe(true);
+    } finally {
+      await rm(cacheDir, { recursive: true, force: true });
+    }
   });
 });
 
