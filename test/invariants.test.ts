@@ -127,3 +127,16 @@ describe('import boundaries', () => {
     expect(specs.map(bare).sort()).toEqual(['..', 'child_process', 'fs', 'net']);
   });
 });
+
+describe('one path per concept', () => {
+  it('audit lines are written only by auditCall (effect-context.ts), so they all read the same', async () => {
+    const writer = path.join(root, 'host', 'capabilities', 'effect-context.ts');
+    const bad: string[] = [];
+    for (const file of await sources(root)) {
+      const text = await readFile(file, 'utf8');
+      if (file !== writer && /\baudit\??\.record\(/.test(text)) bad.push(rel(file));
+    }
+    expect(bad).toEqual([]);
+    expect(/\baudit\??\.record\(/.test(await readFile(writer, 'utf8'))).toBe(true);
+  });
+});

@@ -2,6 +2,7 @@
 // model and project, audited, and told to the run's watchers when WebSearch is dropped; and each
 // search the provider ran, audited as the run reports it.
 import type { ModelConfig } from '../../shared/run-spec.js';
+import { auditCall } from '../capabilities/effect-context.js';
 import { type WebSearchGrant, webSearchGrant } from '../web/web-search-grant.js';
 import type { RunNode } from './launcher.js';
 import type { RuntimeCore } from './runtime-core.js';
@@ -22,16 +23,14 @@ export function offerWebSearch(
     rules: core.rules,
   });
   if (search.policyReason !== undefined)
-    core.audit?.record({
-      agentId: node.agentId,
-      agentType: node.agentType,
-      capability: 'web.search',
-      args: search.webSearch ? `offered ${JSON.stringify(search.webSearch)}` : 'not offered',
-      decision: search.webSearch ? 'allow' : 'deny',
-      reason: search.dropped ?? search.policyReason,
-      durationMs: 0,
-      ok: search.webSearch !== undefined,
-    });
+    auditCall(
+      runAudit(core, node),
+      'web.search',
+      search.webSearch ? `offered ${JSON.stringify(search.webSearch)}` : 'not offered',
+      { decision: search.webSearch ? 'allow' : 'deny' },
+      performance.now(),
+      { reason: search.dropped ?? search.policyReason, ok: search.webSearch !== undefined },
+    );
   if (search.dropped !== undefined) notify(`WebSearch is not offered to this run: ${search.dropped}`);
   return search;
 }
@@ -40,14 +39,20 @@ export function offerWebSearch(
 export function auditSearch(core: RuntimeCore, node: RunNode, input: unknown): void {
   const query =
     typeof input === 'object' && input !== null ? (input as { query?: unknown }).query : undefined;
-  core.audit?.record({
-    agentId: node.agentId,
-    agentType: node.agentType,
-    capability: 'web.search',
-    args: `search ${typeof query === 'string' ? query : ''}`,
-    decision: 'allow',
-    reason: "run by the model's provider (Anthropic's server-side web search), offered at launch",
-    durationMs: 0,
-    ok: true,
-  });
+  auditCall(
+    runAudit(core, node),
+    'web.search',
+    `search ${typeof query === 'string' ? query : ''}`,
+    { decision: 'allow' },
+    performance.now(),
+    {
+      reason: "run by the model's provider (Anthropic's server-side web search), offered at launch",
+      ok: true,
+    },
+  );
+}
+
+/** The run's side of an audit line. */
+function runAudit(core: RuntimeCore, node: RunNode): Parameters<typeof auditCall>[0] {
+  return { agentId: node.agentId, agentType: node.agentType, audit: core.audit };
 }

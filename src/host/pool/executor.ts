@@ -41,6 +41,16 @@ export interface Executor {
   prestart?(source: string, count: number): void;
 }
 
+/**
+ * Piscina rejects a run whose thread exited with this message and no code; it gets the code the
+ * process executor gives the same end, so the end is classified by code alone.
+ */
+function codedExit(error: unknown): unknown {
+  if (error instanceof Error && !('code' in error) && /^worker exited with code: -?\d+$/.test(error.message))
+    return Object.assign(error, { code: 'ERR_WORKER_EXIT' });
+  return error;
+}
+
 /** Runs each agent in a Piscina thread. */
 export function threadExecutor(pool: ThreadPool): Executor {
   return {
@@ -57,11 +67,11 @@ export function threadExecutor(pool: ThreadPool): Executor {
         if (data?.type === 'hello') worker = pool.threads().find((w) => w.threadId === data.threadId);
       };
       hostControl.addEventListener('message', hello);
-      const done = pool.run(
-        { spec, caps: caps.port2, control: control.port2, model: model.port2 },
-        signal,
-        spec.parentId,
-      );
+      const done = pool
+        .run({ spec, caps: caps.port2, control: control.port2, model: model.port2 }, signal, spec.parentId)
+        .catch((error: unknown) => {
+          throw codedExit(error);
+        });
       return {
         caps: portEndpoint(caps.port1),
         control: hostControl,

@@ -169,7 +169,7 @@ function failureEnd(error: unknown): Pick<RunEnd, 'status' | 'error'> {
   if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
     return { status: 'crashed', error: { code: 'out_of_memory', reason: 'out_of_memory', message } };
   }
-  if (/exited/i.test(message))
+  if (e?.code === 'ERR_WORKER_EXIT')
     return { status: 'crashed', error: { code: 'worker_died', reason: 'worker_exit', message } };
   return { status: 'crashed', error: { code: 'worker_died', reason: 'worker_error', message } };
 }

@@ -26,7 +26,7 @@ const killed = (kill: RunHappenings['kill'], outcome?: RunHappenings['outcome'])
   kill,
   outcome,
 });
-const exitError = Object.assign(new Error('Worker exited with code 1'), {});
+const exitError = Object.assign(new Error('worker exited with code: 1'), { code: 'ERR_WORKER_EXIT' });
 const oomError = Object.assign(new Error('Worker terminated due to reaching memory limit'), {
   code: 'ERR_WORKER_OUT_OF_MEMORY',
 });
@@ -93,6 +93,13 @@ describe('classifyEnd', () => {
     ],
     ['a worker that exited', threw(exitError), 'crashed', 'worker_died', 'worker_exit'],
     ['a worker that threw', threw(new Error('boom')), 'crashed', 'worker_died', 'worker_error'],
+    [
+      'a worker whose own error names an exit',
+      threw(new Error('git exited with code 1')),
+      'crashed',
+      'worker_died',
+      'worker_error',
+    ],
     ['a worker out of memory', threw(oomError), 'crashed', 'out_of_memory', 'out_of_memory'],
     ['a worker that threw a non-error', threw('just a string'), 'crashed', 'worker_died', 'worker_error'],
   ] as const)('%s ends %s', (_what, happened, status, code, reason) => {
