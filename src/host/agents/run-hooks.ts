@@ -43,6 +43,7 @@ export function runHooks(run: SlottedRun): RunHooks {
     handlers: (ctx) =>
       core.handlersFor(node, {
         ...ctx,
+        maxResultChars: spec.caps.maxToolResultChars,
         notice: (message) => deliver({ ...stamp, at: Date.now(), type: 'notice', level: 'warn', message }),
         onRefused: (refusal) => deliver({ ...stamp, at: Date.now(), type: 'effect-refused', ...refusal }),
       }),

@@ -249,6 +249,8 @@ export class RuntimeCore {
       pauseClock: () => () => void;
       notice?: (message: string) => void;
       onRefused?: (refusal: EffectRefusal) => void;
+      /** The worker's cap on one tool result: an MCP result is cut to it here, once. */
+      maxResultChars?: number;
     },
   ): Partial<Capabilities> {
     // One authorization context for every capability of the run: file effects, commands and
@@ -279,7 +281,7 @@ export class RuntimeCore {
       ...effectHandlers(effects),
       ...webHandlers(effects, this.config.webFetch),
       ...delegationHandlers(this, node, effects),
-      ...(mcp && mcp.size > 0 ? { 'mcp.call': mcpCallHandler(effects, mcp) } : {}),
+      ...(mcp && mcp.size > 0 ? { 'mcp.call': mcpCallHandler(effects, mcp, ctx.maxResultChars) } : {}),
     };
   }
 

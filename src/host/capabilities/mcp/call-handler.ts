@@ -10,10 +10,15 @@ import { formatMcpResult } from './result-format.js';
 import type { RunMcpTool } from './run-mcp-tools.js';
 import { VerdictMemo } from '../verdict-memo.js';
 
-/** Builds the handler over `table`, the tools this run was offered. */
+/**
+ * Builds the handler over `table`, the tools this run was offered. A result is cut here to the
+ * smaller of its server's `maxOutputChars` and `maxResultChars` (the worker's cap on any tool
+ * result), so it is cut once and its note names the budget that cut it.
+ */
 export function mcpCallHandler(
   ctx: EffectContext,
   table: ReadonlyMap<string, RunMcpTool>,
+  maxResultChars = Number.POSITIVE_INFINITY,
 ): Capabilities['mcp.call'] {
   const verdicts = new VerdictMemo();
   return (raw) => {
@@ -39,7 +44,7 @@ export function mcpCallHandler(
       );
       const result = await callLinked(entry, req.input, ctx.signal);
       return {
-        value: formatMcpResult(result, entry.maxOutputChars),
+        value: formatMcpResult(result, entry.maxOutputChars, maxResultChars),
         reason: `${reason}; ${entry.server}/${entry.tool}`,
       };
     });

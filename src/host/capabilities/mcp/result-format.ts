@@ -59,8 +59,16 @@ function describeBlock(block: Record<string, unknown>, images: ToolImage[]): str
   return `[${type ?? 'unknown'} content not shown]`;
 }
 
-/** The result as the model sees it, its text at most `budget` characters. */
-export function formatMcpResult(raw: McpRawResult, budget: number): McpCallResult {
+/**
+ * The result as the model sees it, its text at most `budget` characters (the server's
+ * `maxOutputChars`) and at most `runCap` (the run's cap on any tool result), with one note that
+ * names whichever cut it.
+ */
+export function formatMcpResult(
+  raw: McpRawResult,
+  budget: number,
+  runCap = Number.POSITIVE_INFINITY,
+): McpCallResult {
   const images: ToolImage[] = [];
   const parts: string[] = [];
   for (const block of raw.content) {
@@ -75,12 +83,16 @@ export function formatMcpResult(raw: McpRawResult, budget: number): McpCallResul
     content = raw.isError
       ? '(the tool reported an error without a message)'
       : '(the tool returned no content)';
-  const truncated = content.length > budget;
+  const limit = Math.min(budget, runCap);
+  const truncated = content.length > limit;
+  const which =
+    budget <= runCap
+      ? `this MCP server's output budget is ${budget} characters (maxOutputChars)`
+      : `a tool result is at most ${runCap} characters`;
   content = capText(
     content,
-    budget,
-    (dropped, total) =>
-      `\n... [output truncated: ${dropped} of ${total} characters not shown; this MCP server's output budget is ${budget} characters (maxOutputChars)]`,
+    limit,
+    (dropped, total) => `\n... [output truncated: ${dropped} of ${total} characters not shown; ${which}]`,
   );
   const out: McpCallResult = { content, isError: raw.isError, truncated };
   if (images.length > 0) out.images = images;

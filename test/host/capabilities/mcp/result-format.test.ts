@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { capText } from '../../../../src/shared/cap-text.js';
 import { formatMcpResult, MAX_IMAGES } from '../../../../src/host/capabilities/mcp/result-format.js';
 
 describe('MCP results as tool_result content', () => {
@@ -80,5 +81,20 @@ describe('MCP results as tool_result content', () => {
     expect(out.content).toMatch(
       /output truncated: \d+ of 10000 characters not shown; this MCP server's output budget is 500 characters \(maxOutputChars\)\]$/,
     );
+  });
+
+  it("is cut once, to the run's cap on a tool result when that is smaller, and the note says so", () => {
+    const out = formatMcpResult(
+      { isError: false, content: [{ type: 'text', text: 'x'.repeat(10_000) }] },
+      5_000,
+      800,
+    );
+    expect(out.content.length).toBeLessThanOrEqual(800);
+    expect(out.content).toMatch(
+      /output truncated: \d+ of 10000 characters not shown; a tool result is at most 800 characters\]$/,
+    );
+    // What the worker then does to it (cap at the same 800) changes nothing: one note, the true total.
+    expect(capText(out.content, 800)).toBe(out.content);
+    expect(out.content.match(/output truncated/g)).toHaveLength(1);
   });
 });
