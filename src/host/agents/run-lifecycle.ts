@@ -74,12 +74,15 @@ async function runInSlot(run: LaunchedRun): Promise<RunEnd> {
   return end;
 }
 
-/** The end of a run no worker reported on: nothing used, nothing done. */
+/**
+ * The end of a run no worker reported on: nothing used, nothing done. A cancellation reads as a
+ * running run's does (`reason` says who cancelled it).
+ */
 function unstartedEnd(status: TaskStatus, error: unknown): RunEnd {
   return {
     status,
     result: '',
-    error: toWire(error),
+    error: endError(error),
     usage: emptyUsage(),
     turns: 0,
     toolCalls: 0,
@@ -131,4 +134,12 @@ export function onceInTree(tree: AgentTree, messages: readonly string[]): string
 /** An abort reason that is a fault of the host (the transcript could not be opened), not a cancel. */
 function isFault(reason: unknown): boolean {
   return isCadreError(reason) && reason.code === 'io_error';
+}
+
+/** The wire form of what ended an unstarted run; a cancel reason's `endReason` becomes `reason`. */
+function endError(error: unknown): NonNullable<RunEnd['error']> {
+  const wire = toWire(error);
+  const endReason = wire.code === 'cancelled' ? wire.details?.endReason : undefined;
+  if (endReason !== 'user_cancelled' && endReason !== 'parent_cancelled') return wire;
+  return { code: wire.code, reason: endReason, message: wire.message };
 }

@@ -89,12 +89,14 @@ describe('the end-of-run record', () => {
     expect(cancelled).toMatchObject({
       status: 'cancelled',
       turns: 0,
-      error: { code: 'cancelled', details: { endReason: 'user_cancelled' } },
+      error: { code: 'cancelled', reason: 'user_cancelled' },
     });
     await expectOneEnd(cancelled);
     first.stop();
     const stopped = await first.result;
     expect(stopped.status).toBe('cancelled');
+    // Cancelled while queued or while running, the error reads the same.
+    expect(stopped.error).toEqual(cancelled.error);
     await expectOneEnd(stopped);
   });
 });
