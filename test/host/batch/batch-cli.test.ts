@@ -22,6 +22,8 @@ let env: Record<string, string>;
 
 const agents = JSON.stringify({
   worker: { description: 'batch worker', prompt: 'You answer briefly.', tools: ['LS'], idleTimeout: 1 },
+  // Paced tasks run as patient too: a restarted batch process starts its threads cold, and on a
+  // loaded machine that can take longer than worker's one-second idle limit.
   patient: { description: 'waits for slow models', prompt: 'You answer briefly.', tools: ['LS'] },
 });
 
@@ -175,7 +177,7 @@ describe('cadre batch', () => {
   it('killed with SIGKILL midway, a second run finishes the rest with no duplicate ids', async () => {
     const tasks = Array.from({ length: 120 }, (_, i) => ({
       id: `k${i}`,
-      agent: 'worker',
+      agent: 'patient',
       prompt: `task ${i} kind=paced`,
     }));
     const file = path.join(project.dir, 'kill.jsonl');
@@ -212,7 +214,7 @@ describe('cadre batch', () => {
   it('a batch process that dies from a signal is restarted and resumes; nothing runs twice', async () => {
     const tasks = Array.from({ length: 40 }, (_, i) => ({
       id: `r${i}`,
-      agent: 'worker',
+      agent: 'patient',
       prompt: `task ${i} kind=paced`,
     }));
     const file = path.join(project.dir, 'crash.jsonl');
@@ -290,13 +292,13 @@ describe('cadre batch', () => {
     const tasks = [
       ...Array.from({ length: 6 }, (_, i) => ({
         id: `ok${i}`,
-        agent: 'worker',
+        agent: 'patient',
         prompt: `task ${i} kind=paced`,
       })),
       { id: 'bomb', agent: 'worker', prompt: 'fault:abort' },
       ...Array.from({ length: 6 }, (_, i) => ({
         id: `late${i}`,
-        agent: 'worker',
+        agent: 'patient',
         prompt: `late ${i} kind=paced`,
       })),
     ];

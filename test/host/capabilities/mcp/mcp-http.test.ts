@@ -93,26 +93,24 @@ describe('remote MCP servers', () => {
     const log = await fixtureLog();
     remote = await startHttpFixture({ log });
     const port = Number(new URL(remote.url).port);
-    let restarted: Promise<void> | undefined;
     h = await startHarness(
       {
-        lead: ({ turn, results }) => {
-          if (turn === 1 && remote) {
-            // The server goes down after the first answer and comes back a moment later.
+        // The server goes down after the first answer, before the second call, and is back before
+        // the third: each step waits for the one before, so no timing decides the order.
+        lead: async ({ turn, results }) => {
+          if (turn === 0) return toolUseReply([{ name: 'mcp__remote__echo', input: { text: 'one' } }]);
+          if (turn === 1) {
             const old = remote;
             remote = undefined;
-            restarted = old.close().then(async () => {
-              await new Promise((r) => setTimeout(r, 100));
-              remote = await startHttpFixture({ log, port });
-            });
+            await old?.close();
+            return toolUseReply([{ name: 'mcp__remote__echo', input: { text: 'two' } }]);
           }
-          if (turn === 0) return toolUseReply([{ name: 'mcp__remote__echo', input: { text: 'one' } }]);
-          if (turn === 1)
-            return toolUseReply([{ name: 'mcp__remote__echo', input: { text: 'two' } }], { latencyMs: 50 });
-          if (turn === 2)
+          if (turn === 2) {
+            remote = await startHttpFixture({ log, port });
             return toolUseReply([{ name: 'mcp__remote__echo', input: { text: 'three' } }], {
               latencyMs: 1500,
             });
+          }
           return textReply(JSON.stringify(results));
         },
       },
@@ -120,7 +118,6 @@ describe('remote MCP servers', () => {
       { homeFiles: config({ remote: { type: 'http', url: `${remote.url}/mcp` } }) },
     );
     const out = await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
-    await restarted;
     const results = h.server.requests.slice(1).map((r) => JSON.stringify(r.body.messages.at(-1)?.content));
     expect(results[0]).toContain('echo: one');
     expect(results[1]).toMatch(
