@@ -123,13 +123,15 @@ describe('one authorization step for every agent', () => {
             : textReply(`lead saw: ${JSON.stringify(results[0] ?? {}).slice(0, 400)}`),
         worker: () => textReply('worker report'),
       },
-      { lead: { tools: ['Task'], timeout: 1 }, worker: { tools: ['Read'] } },
+      // The lead's timeout (2 s: its child's thread start and two model calls run on its clock,
+      // with room for a loaded machine) is shorter than the person takes to answer (2.5 s).
+      { lead: { tools: ['Task'], timeout: 2 }, worker: { tools: ['Read'] } },
       {
         // An ask rule makes the launch ask, whatever the mode.
         files: { '.cadre/config.json': JSON.stringify({ permissions: { ask: ['Task(worker)'] } }) },
         approvals: callbackResolver(async (request) => {
           asked.push(request);
-          await sleep(1500);
+          await sleep(2500);
           return answer;
         }),
       },
