@@ -60,7 +60,9 @@ export function permissionFlags(roots: readonly string[] = workerReadRoots()): s
   // Node 20 matches directory trees with a trailing `*`; 22+ treats a directory as its whole tree.
   // Each root once: Node 20 aborts the whole process (an assertion in its permission tree) when a
   // worker starts with the same --allow-fs-read twice, as a read root that is also dist/ would give.
-  const reads = [...new Set(roots)].map((root) => `--allow-fs-read=${major >= 22 ? root : path.join(root, '*')}`);
+  const reads = [...new Set(roots)].map(
+    (root) => `--allow-fs-read=${major >= 22 ? root : path.join(root, '*')}`,
+  );
   return [flag, ...reads, '--no-warnings=ExperimentalWarning'];
 }
 
