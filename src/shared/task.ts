@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { WireError } from './errors.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 import { RANGES } from './ranges.js';
+import { Usage } from './usage.js';
 
 /** The seven terminal statuses; every run ends with exactly one. */
 export const TaskStatus = z.enum([
@@ -22,35 +23,7 @@ export const PermissionMode = z.enum(PERMISSION_MODES);
 /** A permission mode. */
 export type PermissionMode = z.infer<typeof PermissionMode>;
 
-/** Token usage, in the Messages API's field names. */
-export const Usage = z.object({
-  input_tokens: z.number().int().min(0),
-  output_tokens: z.number().int().min(0),
-  cache_read_input_tokens: z.number().int().min(0),
-  cache_creation_input_tokens: z.number().int().min(0),
-});
-/** Token usage. */
-export type Usage = z.infer<typeof Usage>;
-
-/** A zero usage record. */
-export function emptyUsage(): Usage {
-  return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-}
-
-/** Adds usage `b` into a new record. */
-export function addUsage(a: Usage, b: Partial<Usage>): Usage {
-  return {
-    input_tokens: a.input_tokens + (b.input_tokens ?? 0),
-    output_tokens: a.output_tokens + (b.output_tokens ?? 0),
-    cache_read_input_tokens: a.cache_read_input_tokens + (b.cache_read_input_tokens ?? 0),
-    cache_creation_input_tokens: a.cache_creation_input_tokens + (b.cache_creation_input_tokens ?? 0),
-  };
-}
-
-/** Tokens counted against budgets: everything the model read or wrote. */
-export function totalTokens(u: Usage): number {
-  return u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
-}
+export { Usage, addUsage, emptyUsage, totalTokens } from './usage.js';
 
 /** A request for one agent run. `timeout` is in seconds. */
 export const TaskInput = z.strictObject({
@@ -103,9 +76,3 @@ export const TaskOutput = z.object({
 });
 /** The one result of one run. */
 export type TaskOutput = z.infer<typeof TaskOutput>;
-
-/** A one-line usage summary, as the parent model sees it. */
-export function usageLine(o: Pick<TaskOutput, 'usage' | 'durationMs' | 'turns' | 'toolCalls'>): string {
-  const u = o.usage;
-  return `${u.input_tokens} in / ${u.output_tokens} out tokens, ${o.turns} turns, ${o.toolCalls} tool calls, ${(o.durationMs / 1000).toFixed(1)} s`;
-}

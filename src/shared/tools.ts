@@ -13,86 +13,109 @@ export const ToolName = z.enum(TOOL_NAMES);
 /** A built-in tool name. */
 export type ToolName = z.infer<typeof ToolName>;
 
-const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().min(0);
+// Each tool's input schema is built on its first use (z.lazy): a worker thread loads every tool,
+// but a run is offered a few, and a classic zod schema binds every method of its class to itself,
+// so building all of them cost each thread about 120 schema objects and a third of its load's CPU.
+const positiveInt = () => z.number().int().positive();
+const nonNegativeInt = () => z.number().int().min(0);
 
 /** Read {file_path, offset?, limit?}: offset is the 1-based first line, limit the line count. */
-export const ReadInput = z.strictObject({
-  file_path: z.string().min(1),
-  offset: positiveInt.optional(),
-  limit: positiveInt.optional(),
-});
+export const ReadInput = z.lazy(() =>
+  z.strictObject({
+    file_path: z.string().min(1),
+    offset: positiveInt().optional(),
+    limit: positiveInt().optional(),
+  }),
+);
 /** Write {file_path, content}. */
-export const WriteInput = z.strictObject({ file_path: z.string().min(1), content: z.string() });
+export const WriteInput = z.lazy(() => z.strictObject({ file_path: z.string().min(1), content: z.string() }));
 /** Edit {file_path, old_string, new_string, replace_all?}. */
-export const EditInput = z.strictObject({
-  file_path: z.string().min(1),
-  old_string: z.string(),
-  new_string: z.string(),
-  replace_all: z.boolean().optional(),
-});
+export const EditInput = z.lazy(() =>
+  z.strictObject({
+    file_path: z.string().min(1),
+    old_string: z.string(),
+    new_string: z.string(),
+    replace_all: z.boolean().optional(),
+  }),
+);
 /** Glob {pattern, path?}. */
-export const GlobInput = z.strictObject({ pattern: z.string().min(1), path: z.string().optional() });
+export const GlobInput = z.lazy(() =>
+  z.strictObject({ pattern: z.string().min(1), path: z.string().optional() }),
+);
 /** Grep: ripgrep-like options with Claude Code's names. */
-export const GrepInput = z.strictObject({
-  pattern: z.string().min(1),
-  path: z.string().optional(),
-  glob: z.string().optional(),
-  type: z.string().optional(),
-  output_mode: z.enum(['content', 'files_with_matches', 'count']).optional(),
-  '-i': z.boolean().optional(),
-  '-n': z.boolean().optional(),
-  '-A': nonNegativeInt.optional(),
-  '-B': nonNegativeInt.optional(),
-  '-C': nonNegativeInt.optional(),
-  head_limit: positiveInt.optional(),
-  multiline: z.boolean().optional(),
-});
+export const GrepInput = z.lazy(() =>
+  z.strictObject({
+    pattern: z.string().min(1),
+    path: z.string().optional(),
+    glob: z.string().optional(),
+    type: z.string().optional(),
+    output_mode: z.enum(['content', 'files_with_matches', 'count']).optional(),
+    '-i': z.boolean().optional(),
+    '-n': z.boolean().optional(),
+    '-A': nonNegativeInt().optional(),
+    '-B': nonNegativeInt().optional(),
+    '-C': nonNegativeInt().optional(),
+    head_limit: positiveInt().optional(),
+    multiline: z.boolean().optional(),
+  }),
+);
 /** LS {path, ignore?}. */
-export const LSInput = z.strictObject({ path: z.string().min(1), ignore: z.array(z.string()).optional() });
+export const LSInput = z.lazy(() =>
+  z.strictObject({ path: z.string().min(1), ignore: z.array(z.string()).optional() }),
+);
 /** Bash {command, timeout? (ms), description?}. */
-export const BashInput = z.strictObject({
-  command: z.string().min(1),
-  timeout: positiveInt.max(600_000).optional(),
-  description: z.string().optional(),
-});
+export const BashInput = z.lazy(() =>
+  z.strictObject({
+    command: z.string().min(1),
+    timeout: positiveInt().max(600_000).optional(),
+    description: z.string().optional(),
+  }),
+);
 /** Task: delegate to a subagent. timeout is in seconds. */
-export const TaskToolInput = z.strictObject({
-  description: z.string().min(1),
-  prompt: z.string().min(1),
-  subagent_type: z.string().min(1),
-  model: z.string().optional(),
-  run_in_background: z.boolean().optional(),
-  resume: z.string().optional(),
-  max_turns: positiveInt.max(10_000).optional(),
-  timeout: z.number().positive().max(86_400).optional(),
-});
+export const TaskToolInput = z.lazy(() =>
+  z.strictObject({
+    description: z.string().min(1),
+    prompt: z.string().min(1),
+    subagent_type: z.string().min(1),
+    model: z.string().optional(),
+    run_in_background: z.boolean().optional(),
+    resume: z.string().optional(),
+    max_turns: positiveInt().max(10_000).optional(),
+    timeout: z.number().positive().max(86_400).optional(),
+  }),
+);
 /** TaskOutput: wait for (or poll) a background run. timeout in seconds; 0 polls. */
-export const TaskOutputInput = z.strictObject({
-  agent_id: z.string().min(1),
-  block: z.boolean().optional(),
-  timeout: z.number().min(0).optional(),
-});
+export const TaskOutputInput = z.lazy(() =>
+  z.strictObject({
+    agent_id: z.string().min(1),
+    block: z.boolean().optional(),
+    timeout: z.number().min(0).optional(),
+  }),
+);
 /** TaskStop: cancel a background run. */
-export const TaskStopInput = z.strictObject({ agent_id: z.string().min(1) });
+export const TaskStopInput = z.lazy(() => z.strictObject({ agent_id: z.string().min(1) }));
 /** One todo item. */
-export const TodoItem = z.strictObject({
-  content: z.string().min(1),
-  status: z.enum(['pending', 'in_progress', 'completed']),
-  activeForm: z.string().optional(),
-  id: z.string().optional(),
-});
+export const TodoItem = z.lazy(() =>
+  z.strictObject({
+    content: z.string().min(1),
+    status: z.enum(['pending', 'in_progress', 'completed']),
+    activeForm: z.string().optional(),
+    id: z.string().optional(),
+  }),
+);
 /** A todo item. */
 export type TodoItem = z.infer<typeof TodoItem>;
 /** TodoWrite {todos}: replaces the tree's todo list. */
-export const TodoWriteInput = z.strictObject({ todos: z.array(TodoItem).max(200) });
+export const TodoWriteInput = z.lazy(() => z.strictObject({ todos: z.array(TodoItem).max(200) }));
 /** TodoRead {}. */
-export const TodoReadInput = z.strictObject({});
+export const TodoReadInput = z.lazy(() => z.strictObject({}));
 /** WebFetch {url, prompt}: `prompt` says what to look for in the page. */
-export const WebFetchInput = z.strictObject({
-  url: z.string().min(1).max(2000),
-  prompt: z.string().max(10_000).optional(),
-});
+export const WebFetchInput = z.lazy(() =>
+  z.strictObject({
+    url: z.string().min(1).max(2000),
+    prompt: z.string().max(10_000).optional(),
+  }),
+);
 /**
  * Capabilities each tool needs on its port. `events.emit` is granted to every run. WebSearch needs
  * none: the model's provider runs it, and the host decides at launch whether it is offered.

@@ -4,7 +4,7 @@
 import { toWire } from '../shared/errors.js';
 import type { AgentEvent } from '../shared/events.js';
 import type { WorkerRunResult, WorkerRunSpec } from '../shared/run-spec.js';
-import { addUsage } from '../shared/task.js';
+import { addUsage } from '../shared/usage.js';
 import { CONCURRENCY_SAFE_TOOLS } from '../shared/tools.js';
 import { eventStamp, type StampEvent } from './loop/agent-event.js';
 import { Conversation, textOfBlocks } from './loop/conversation.js';

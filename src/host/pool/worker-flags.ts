@@ -58,7 +58,11 @@ export function permissionFlags(roots: readonly string[] = workerReadRoots()): s
   if (major < 20) return [];
   const flag = major >= 22 ? '--permission' : '--experimental-permission';
   // Node 20 matches directory trees with a trailing `*`; 22+ treats a directory as its whole tree.
-  const reads = roots.map((root) => `--allow-fs-read=${major >= 22 ? root : path.join(root, '*')}`);
+  // Each root once: Node 20 aborts the whole process (an assertion in its permission tree) when a
+  // worker starts with the same --allow-fs-read twice, as a read root that is also dist/ would give.
+  const reads = [...new Set(roots)].map(
+    (root) => `--allow-fs-read=${major >= 22 ? root : path.join(root, '*')}`,
+  );
   return [flag, ...reads, '--no-warnings=ExperimentalWarning'];
 }
 

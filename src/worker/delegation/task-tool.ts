@@ -4,7 +4,8 @@
 import { outsideTaskTypes } from '../../shared/agent-name.js';
 import type { BackgroundHandle } from '../../shared/capabilities.js';
 import type { ExtraToolDef } from '../../shared/run-spec.js';
-import { usageLine, type TaskInput, type TaskOutput } from '../../shared/task.js';
+import type { TaskInput, TaskOutput } from '../../shared/task.js';
+import { usageLine } from '../../shared/usage.js';
 import { TaskToolInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from '../tools/call-capability.js';
 import {

@@ -2,7 +2,7 @@
 // as they arrive, and hand back the finished message, its usage and whatever failed.
 import { CadreError } from '../../shared/errors.js';
 import type { AgentEvent } from '../../shared/events.js';
-import { emptyUsage, type Usage } from '../../shared/task.js';
+import { emptyUsage, type Usage } from '../../shared/usage.js';
 import type { ReplyCaps } from '../../shared/run-spec.js';
 import type { ModelClient, ModelRequest, ModelStreamEventOf } from '../models/model-client.js';
 import { ReplyCounter } from '../models/reply-cap.js';

@@ -2,7 +2,7 @@
 // tool calls, and the answer, which a reply cut off at max_tokens (or paused) continues next turn.
 import type { WireError } from '../../shared/errors.js';
 import type { WorkerRunResult } from '../../shared/run-spec.js';
-import { emptyUsage, type Usage } from '../../shared/task.js';
+import { emptyUsage, type Usage } from '../../shared/usage.js';
 
 /** The running totals of one run and the text of its answer. */
 export class RunTally {

@@ -1,14 +1,13 @@
 // The cassette format: JSONL, one line per model exchange (the request and the normalized reply
 // events, plus the error if the exchange failed). The host writes it; the replay client reads it.
+// Its schemas (about 200 zod objects with the events they include) are built only where a cassette
+// is read: a worker thread imports this module on its first replayed request, not when it loads.
 import * as z from 'zod';
 import { ConversationMessage } from '../../shared/events.js';
 import { WireError } from '../../shared/errors.js';
 import { formatZodError } from '../../shared/zod-format.js';
 import { ModelStreamEvent } from './stream-event.js';
-import type { ModelRequest } from './model-client.js';
-
-/** The cassette format version this code writes and reads. */
-const CASSETTE_VERSION = 1;
+import { CASSETTE_VERSION } from './cassette-record.js';
 
 /** A recorded request. Tools are kept by name only: their schemas are static and large. */
 const CassetteRequest = z.object({
@@ -20,7 +19,7 @@ const CassetteRequest = z.object({
   toolChoice: z.enum(['auto', 'none']).optional(),
 });
 /** A recorded request. */
-type CassetteRequest = z.infer<typeof CassetteRequest>;
+export type CassetteRequest = z.infer<typeof CassetteRequest>;
 
 /** One line of a cassette. */
 export const CassetteExchange = z.object({
@@ -32,25 +31,6 @@ export const CassetteExchange = z.object({
 });
 /** One line of a cassette. */
 export type CassetteExchange = z.infer<typeof CassetteExchange>;
-
-/** Builds the cassette record of one exchange. */
-export function toCassetteExchange(
-  request: ModelRequest,
-  events: ModelStreamEvent[],
-  error?: WireError,
-): CassetteExchange {
-  const recorded: CassetteRequest = {
-    model: request.model,
-    system: request.system,
-    messages: [...request.messages],
-    tools: request.tools.map((t) => t.name),
-    maxTokens: request.maxTokens,
-  };
-  if (request.toolChoice !== undefined) recorded.toolChoice = request.toolChoice;
-  const exchange: CassetteExchange = { v: CASSETTE_VERSION, request: recorded, events: [...events] };
-  if (error !== undefined) exchange.error = error;
-  return exchange;
-}
 
 /** One exchange as a cassette line (JSON plus a newline), ready to append to the file. */
 export function formatCassetteLine(exchange: CassetteExchange): string {

@@ -2,7 +2,7 @@
 // they come, each tool call once its JSON input is complete, cumulative usage, and the final
 // content. Pure (no I/O), so it is tested on recorded event sequences without a server.
 import type { ReplyCaps } from '../../shared/run-spec.js';
-import { emptyUsage, type Usage } from '../../shared/task.js';
+import { emptyUsage, type Usage } from '../../shared/usage.js';
 import { ReplyCounter } from './reply-cap.js';
 import type { AssistantBlock, ModelStreamEvent, ModelStreamEventOf } from './stream-event.js';
 

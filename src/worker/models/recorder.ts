@@ -1,7 +1,8 @@
 // Wraps any model client so every exchange (request, normalized events, error) is reported for a
 // cassette. The wrapper only observes: events pass through unchanged and errors are rethrown.
 import { toWire } from '../../shared/errors.js';
-import { toCassetteExchange, type CassetteExchange } from './cassette.js';
+import type { CassetteExchange } from './cassette.js';
+import { toCassetteExchange } from './cassette-record.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from './model-client.js';
 
 /** A client that reports each finished exchange to `onExchange`. */

@@ -4,7 +4,7 @@
 // first message) at the same point (same message count).
 import { CadreError, fromWire } from '../../shared/errors.js';
 import type { ModelConfig } from '../../shared/run-spec.js';
-import { parseCassette, type CassetteExchange } from './cassette.js';
+import type { CassetteExchange } from './cassette.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from './model-client.js';
 
 const conversationKey = (r: Pick<ModelRequest, 'system' | 'messages'>) =>
@@ -12,13 +12,16 @@ const conversationKey = (r: Pick<ModelRequest, 'system' | 'messages'>) =>
 
 /** Builds a replay client over `config.cassette` (the cassette's content, read by the host). */
 export function createReplayClient(config: Pick<ModelConfig, 'cassette'>): ModelClient {
-  const { exchanges, errors } = parseCassette(config.cassette ?? '');
+  // Parsed on the first request: the cassette's schemas are loaded only by a thread that replays.
+  let cassette: Promise<{ exchanges: CassetteExchange[]; errors: string[] }> | undefined;
   const played = new Set<CassetteExchange>();
   let served = 0;
   const fail = (message: string) => new CadreError('model_error', message, { reason: 'model_error' });
   return {
     kind: 'replay',
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+      cassette ??= import('./cassette.js').then(({ parseCassette }) => parseCassette(config.cassette ?? ''));
+      const { exchanges, errors } = await cassette;
       if (errors.length > 0) throw fail(`the cassette is invalid:\n${errors.join('\n')}`);
       const n = ++served;
       const key = conversationKey(request);

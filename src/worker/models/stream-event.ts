@@ -1,7 +1,7 @@
 // The normalized events every model client emits, whatever the wire format behind it. One schema
 // serves the live clients, the agent loop and cassettes (which are parsed back with it).
 import * as z from 'zod';
-import { Usage } from '../../shared/task.js';
+import { Usage } from '../../shared/usage.js';
 
 /** An assistant content block in the Messages API shape (text, tool_use, thinking, ...). */
 export const AssistantBlock = z.looseObject({ type: z.string() });

@@ -4,7 +4,7 @@
 import { WebFetchInput } from '../../shared/tools.js';
 import { callCapability, capabilityFailure } from './call-capability.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { parseToolInput, toInputSchema, toolText } from './tool.js';
+import { defineTool, parseToolInput, toolText } from './tool.js';
 
 const DESCRIPTION = `Fetches a web page (http or https) and returns its content as Markdown (HTML converted; other text types as they are).
 
@@ -26,12 +26,13 @@ async function run(input: unknown, ctx: ToolContext): Promise<ToolResult> {
 }
 
 /** WebFetch. */
-export const webFetchTool: Tool = {
+export const webFetchTool: Tool = defineTool({
   name: 'WebFetch',
   description: DESCRIPTION,
-  inputSchema: toInputSchema(WebFetchInput, {
+  input: WebFetchInput,
+  descriptions: {
     url: 'The URL to fetch (http or https)',
     prompt: 'What to look for in the page',
-  }),
+  },
   run,
-};
+});
