@@ -2,20 +2,30 @@
 // `bash -c true`, interleaved round by round, in each project given; also the floor against a
 // bare spawn: bwrap's namespaces alone (no mounts, no launcher), and the launcher alone (setpriv's
 // parent-death signal and the shell that checks the parent). Prints JSON on stdout.
-// Usage: node --import tsx bench/support/sandbox-measure.ts <rounds> <home> <name>=<project>...
+// The build measured is this repository's `src/`, or with `--build <dir>` the `src/` of a copy of
+// it (to compare a change with the build before it).
+// Usage: node --import tsx bench/support/sandbox-measure.ts <rounds> <home> [--build <dir>] <name>=<project>...
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { runCommand } from '../../src/host/capabilities/exec.js';
-import { prepareSandboxed, probeSandbox, type SandboxStatus } from '../../src/host/capabilities/sandbox.js';
+import type { runCommand as RunCommand } from '../../src/host/capabilities/exec.js';
+import type * as Sandbox from '../../src/host/capabilities/sandbox.js';
+import type { SandboxStatus } from '../../src/host/capabilities/sandbox.js';
 import { median, quantile } from './stats.js';
 
 const run = promisify(execFile);
 const WARMUP = 3;
-const [roundsArg, homeArg, ...projects] = process.argv.slice(2);
+const [roundsArg, homeArg, ...rest] = process.argv.slice(2);
 const rounds = Number(roundsArg) || 40;
 const home = homeArg ?? '/nonexistent';
+const buildAt = rest[0] === '--build' ? rest[1] : undefined;
+const projects = buildAt === undefined ? rest : rest.slice(2);
+const srcRoot = buildAt === undefined ? path.resolve(import.meta.dirname, '..', '..') : path.resolve(buildAt);
+const module = (p: string) => pathToFileURL(path.join(srcRoot, 'src', 'host', 'capabilities', p)).href;
+const { runCommand } = (await import(module('exec.ts'))) as { runCommand: typeof RunCommand };
+const { prepareSandboxed, probeSandbox } = (await import(module('sandbox.ts'))) as typeof Sandbox;
 
 /** CPU time (ms) of this process's reaped children, from /proc/self/stat (cutime + cstime). */
 function childrenCpuMs(): number {
