@@ -134,6 +134,41 @@ describe('the mount plan', () => {
   });
 });
 
+describe('mounts over protected secrets', () => {
+  const plan = () =>
+    planSandbox(
+      {
+        projectDir: project,
+        cwd: project,
+        home,
+        pathVar: '',
+        extraRoots: [],
+        allowRead: [],
+        denyRead: [],
+        protect: [],
+        rules: {},
+      },
+      { roots: [], hidden: [], withheld: [] },
+      new TreeScanner(),
+    );
+  const at = (mounts: { kind: string }[], target: string) =>
+    mounts.filter((m) => 'target' in m && m.target === target).map((m) => m.kind);
+
+  it('mount a missing one once (its empty read-only placeholder), and hide an existing one over its read-only bind', async () => {
+    // .envrc and .npmrc are both protected and sensitive.
+    await writeFile(path.join(project, '.npmrc'), '//registry/:_authToken=secret\n');
+    const planned = await plan();
+    try {
+      expect(at(planned.plan.mounts, path.join(project, '.envrc'))).toEqual(['ro-bind']);
+      expect(planned.protection.placeholders.has(path.join(project, '.envrc'))).toBe(true);
+      expect(at(planned.plan.mounts, path.join(project, '.npmrc'))).toEqual(['ro-bind', 'hide-file']);
+      expect(planned.protection.placeholders.has(path.join(project, '.npmrc'))).toBe(false);
+    } finally {
+      await planned.protection.release();
+    }
+  });
+});
+
 describe('core.hooksPath', () => {
   it('is read from git config, the last value winning, and protected when it is in the project', async () => {
     expect(hooksPathFrom('[core]\n\thooksPath = .githooks\n[user]\n\thooksPath = nope\n')).toBe('.githooks');

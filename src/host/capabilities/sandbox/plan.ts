@@ -140,6 +140,7 @@ export async function planSandbox(
     // under /opt is judged as a project.
     const systemHidden = system.hidden.filter((h) => !isUnder(h.path, req.projectDir));
     const hides: MountOp[] = [...systemHidden, ...hidden]
+      .filter((e) => !protection.placeholders.has(e.path))
       .sort((a, b) => depth(a.path) - depth(b.path))
       .map((e) => ({ kind: e.dir ? 'hide-dir' : 'hide-file', target: e.path }));
     // An allowRead naming a credential store itself is the user's explicit choice: bound after the hides.
