@@ -4,8 +4,8 @@
 // gets a pids cgroup of its own where the cgroup file system is writable (v1 `pids`, or v2 with the
 // pids controller), and otherwise, with the unshare backend on Linux 6.14+, the PID namespace's own
 // pid_max. The probe picks one; `cadre doctor` says which.
-import { readdirSync, rmdirSync } from 'node:fs';
-import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SANDBOX_LIMITS } from './types.js';
 
@@ -103,10 +103,16 @@ export async function pidsCgroupDir(): Promise<string | undefined> {
 let seq = 0;
 
 /** A pids cgroup for one command: its `cgroup.procs` file (for the launcher to join) and its removal. */
-export async function commandCgroup(parent: string): Promise<{ procs: string; remove(): Promise<void> }> {
+export function commandCgroup(parent: string): { procs: string; remove(): Promise<void> } {
   const dir = path.join(parent, `cmd-${++seq}`);
-  await mkdir(dir);
-  await writeFile(path.join(dir, 'pids.max'), String(SANDBOX_LIMITS.processes));
+  // Synchronous: cgroupfs answers at once, where a promise would wait for the thread pool.
+  mkdirSync(dir);
+  try {
+    writeFileSync(path.join(dir, 'pids.max'), String(SANDBOX_LIMITS.processes));
+  } catch (error) {
+    rmdirSync(dir);
+    throw error;
+  }
   return {
     procs: path.join(dir, 'cgroup.procs'),
     async remove() {
