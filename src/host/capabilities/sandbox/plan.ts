@@ -3,7 +3,7 @@
 // configuration found by probing, `permissions.additionalDirectories` and `sandbox.allowRead`. Only
 // the project is writable, and in it the protected paths are not; a private /tmp and home directory
 // are size-capped tmpfs. Hidden paths are mounted over last, so they are hidden wherever they are.
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { protectedPaths } from '../policy/protected-paths.js';
 import { isUnder } from '../policy/path-match.js';
@@ -98,6 +98,16 @@ function insideHome(home: string | undefined, system: SystemView): string | unde
 
 const depth = (p: string) => p.split('/').length;
 
+/** True when `p` lies in a system root bound from a mirror that left it out: nothing to hide there. */
+function leftOutOfMirror(p: string, system: SystemView): boolean {
+  for (const r of system.roots)
+    if (r.kind === 'dir' && r.source !== undefined && isUnder(p, r.path))
+      return (
+        lstatSync(path.join(r.source, path.relative(r.path, p)), { throwIfNoEntry: false }) === undefined
+      );
+  return false;
+}
+
 /**
  * Plans the sandbox of one command. Placeholders for missing protected paths are created here;
  * the caller must `protection.release()` when the command has ended (or failed to start).
@@ -117,7 +127,7 @@ export async function planSandbox(
   for (const root of system.roots)
     base.push(
       root.kind === 'dir'
-        ? { kind: 'ro-bind', source: root.path, target: root.path }
+        ? { kind: 'ro-bind', source: root.source ?? root.path, target: root.path }
         : { kind: 'symlink', linkTarget: root.target, target: root.path },
     );
   base.push(
@@ -159,7 +169,7 @@ export async function planSandbox(
     // under /opt is judged as a project.
     const systemHidden = system.hidden.filter((h) => !isUnder(h.path, req.projectDir));
     const hides: MountOp[] = [...systemHidden, ...hidden]
-      .filter((e) => !protection.placeholders.has(e.path))
+      .filter((e) => !protection.placeholders.has(e.path) && !leftOutOfMirror(e.path, system))
       .sort((a, b) => depth(a.path) - depth(b.path))
       .map((e) => ({ kind: e.dir ? 'hide-dir' : 'hide-file', target: e.path }));
     // An allowRead naming a credential store itself is the user's explicit choice: bound after the hides.

@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs';
 import { launchSpec } from './launch.js';
 import { planSandbox, type PlanRequest } from './plan.js';
 import { commandCgroup } from './process-cap.js';
+import { mirrorEtc } from './etc-view.js';
 import { systemView } from './system-view.js';
 import { TreeScanner } from './tree-scan.js';
 import type { SandboxStatus } from './types.js';
@@ -33,7 +34,7 @@ export async function prepareSandboxed(
   command: string,
 ): Promise<PreparedCommand> {
   const [ws, system] = await Promise.all([workspace(), systemView()]);
-  const planned = await planSandbox(req, system, scanner);
+  const planned = await planSandbox(req, mirrorEtc(system, ws.dir), scanner);
   let cgroup: ReturnType<typeof commandCgroup> | undefined;
   try {
     if (status.processCap.kind === 'cgroup' && status.processCap.cgroupDir !== undefined)
