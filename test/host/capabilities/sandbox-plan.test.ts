@@ -41,6 +41,20 @@ describe('the secret scan', () => {
     ]);
   });
 
+  it('finds a secret written right after a listing, in the same tick of the change-time clock', async () => {
+    // Where change times advance only every few milliseconds, a directory listed just after one
+    // change and changed again at once keeps its change time: such a listing must not be reused.
+    // (Kernels with fine-grained timestamps, 6.13 on, give the second change a new time anyway.)
+    const scanner = new TreeScanner();
+    for (let i = 0; i < 30; i++) {
+      await writeFile(path.join(project, 'src', `f${i}.ts`), '');
+      await collectHidden(ctx(), scanner, [project], []);
+      await writeFile(path.join(project, 'src', `.env.${i}`), 'x');
+      const hidden = await collectHidden(ctx(), scanner, [project], []);
+      expect(hidden.map((h) => path.basename(h.path))).toContain(`.env.${i}`);
+    }
+  });
+
   it('fails closed past its entry cap, and counts a symlinked secret by where it leads', async () => {
     const scanner = new TreeScanner();
     for (let i = 0; i < 20; i++) await writeFile(path.join(project, `f${i}`), '');
