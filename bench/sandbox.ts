@@ -11,7 +11,9 @@
 // `src/` and `node_modules`, readable by uid 65534) and `--reps N`: each repetition runs every
 // build's measurement in its own process and its own small project, the builds' order alternating
 // between repetitions; the summary gives each build's median over the repetitions.
-// Run: npx tsx bench/sandbox.ts [--rounds N] [--reps N] [--build label=dir]...
+// `--gap-ms N` pauses N ms (untimed) before each command, as a model's commands arrive apart: what
+// the kernel does lazily between commands (an RCU grace period) is then paid again by each.
+// Run: npx tsx bench/sandbox.ts [--rounds N] [--reps N] [--gap-ms N] [--build label=dir]...
 import { execFile } from 'node:child_process';
 import { chown, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -23,6 +25,7 @@ const run = promisify(execFile);
 const flag = (name: string) => process.argv[process.argv.indexOf(name) + 1];
 const rounds = Number(flag('--rounds')) || 40;
 const reps = Number(flag('--reps')) || 1;
+const gapMs = process.argv.includes('--gap-ms') ? Number(flag('--gap-ms')) || 0 : 0;
 const NOBODY = 65534;
 const GOAL_MS = 10;
 
@@ -76,7 +79,12 @@ async function measureAs(
     ? [process.execPath, ...args]
     : ['/usr/bin/setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, ...args];
   const { stdout } = await run(file as string, rest, {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: os.tmpdir() },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      TMPDIR: os.tmpdir(),
+      CADRE_BENCH_GAP_MS: String(gapMs),
+    },
     maxBuffer: 1 << 20,
   });
   return JSON.parse(stdout) as unknown;
@@ -84,7 +92,7 @@ async function measureAs(
 
 type PerCommand = Record<
   string,
-  { medianMs: number; overheadMedianMs: number; childCpuMsPerCommand: number }
+  { medianMs: number; overheadMedianMs: number; childCpuMsPerCommand: number; cpuMsPerCommand: number }
 >;
 
 /** One line per backend and project, for the console. */
@@ -95,7 +103,7 @@ function summary(who: string, r: Record<string, unknown>): string[] {
     if (per === undefined) continue;
     for (const [name, m] of Object.entries(per))
       lines.push(
-        `${who.padEnd(10)} ${where.padEnd(15)} ${name.padEnd(8)} median ${m.medianMs.toFixed(1)} ms, child CPU ${m.childCpuMsPerCommand.toFixed(1)} ms` +
+        `${who.padEnd(10)} ${where.padEnd(15)} ${name.padEnd(8)} median ${m.medianMs.toFixed(1)} ms, CPU ${m.cpuMsPerCommand.toFixed(1)} ms (children ${m.childCpuMsPerCommand.toFixed(1)})` +
           (name === 'plain' ? '' : `, overhead ${m.overheadMedianMs.toFixed(1)} ms (goal <= ${GOAL_MS})`),
       );
   }
@@ -142,7 +150,7 @@ function overRepetitions(runs: readonly Measured[]): Measured {
     if (per === undefined) continue;
     const perCommand: PerCommand = {};
     for (const name of Object.keys(per)) {
-      const of = (k: 'medianMs' | 'overheadMedianMs' | 'childCpuMsPerCommand') =>
+      const of = (k: 'medianMs' | 'overheadMedianMs' | 'childCpuMsPerCommand' | 'cpuMsPerCommand') =>
         +median(
           runs.map((r) => (r[where] as { perCommand: PerCommand }).perCommand[name]?.[k] ?? NaN),
         ).toFixed(2);
@@ -150,6 +158,7 @@ function overRepetitions(runs: readonly Measured[]): Measured {
         medianMs: of('medianMs'),
         overheadMedianMs: of('overheadMedianMs'),
         childCpuMsPerCommand: of('childCpuMsPerCommand'),
+        cpuMsPerCommand: of('cpuMsPerCommand'),
       };
     }
     merged[where] = { perCommand, repetitions: runs.length };
@@ -161,6 +170,7 @@ const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-bench-sa
 const results: Record<string, unknown> = {
   rounds,
   reps,
+  gapMs,
   interleaved: true,
   loadAverage: os.loadavg().map((l) => +l.toFixed(1)),
 };

@@ -17,6 +17,8 @@ import { median, quantile } from './stats.js';
 
 const run = promisify(execFile);
 const WARMUP = 3;
+/** Untimed pause before each command (CADRE_BENCH_GAP_MS): a model's commands come seconds apart. */
+const GAP_MS = Number(process.env.CADRE_BENCH_GAP_MS) || 0;
 const [roundsArg, homeArg, ...rest] = process.argv.slice(2);
 const rounds = Number(roundsArg) || 40;
 const home = homeArg ?? '/nonexistent';
@@ -44,20 +46,30 @@ interface Figures {
   p90Ms: number;
   overheadMedianMs: number;
   childCpuMsPerCommand: number;
+  /**
+   * CPU per command, this process's (planning, spawning; to the microsecond) and its children's
+   * (to the clock tick, summed over the rounds): unlike the time, barely moved by other load.
+   */
+  cpuMsPerCommand: number;
 }
 
 /** Runs the variants interleaved, round by round; the first variant is the baseline. */
 async function interleaved(variants: readonly Variant[]): Promise<Record<string, Figures>> {
   const times = variants.map(() => [] as number[]);
   const cpu = variants.map(() => 0);
+  const ownCpu = variants.map(() => 0);
   for (let i = 0; i < rounds + WARMUP; i++) {
     for (const [k, v] of variants.entries()) {
+      if (GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
       const cpuBefore = childrenCpuMs();
+      const ownBefore = process.cpuUsage();
       const started = performance.now();
       await v.once();
       if (i < WARMUP) continue;
       times[k]?.push(performance.now() - started);
+      const own = process.cpuUsage(ownBefore);
       cpu[k] = (cpu[k] ?? 0) + childrenCpuMs() - cpuBefore;
+      ownCpu[k] = (ownCpu[k] ?? 0) + (own.user + own.system) / 1000;
     }
   }
   const base = median(times[0] ?? []);
@@ -69,6 +81,7 @@ async function interleaved(variants: readonly Variant[]): Promise<Record<string,
         p90Ms: +quantile(t, 0.9).toFixed(2),
         overheadMedianMs: +(median(t) - base).toFixed(2),
         childCpuMsPerCommand: +((cpu[k] ?? 0) / rounds).toFixed(2),
+        cpuMsPerCommand: +(((cpu[k] ?? 0) + (ownCpu[k] ?? 0)) / rounds).toFixed(2),
       };
       return [v.name, figures];
     }),
