@@ -95,6 +95,13 @@ describe('the /etc mirror', () => {
     expect(view.path()).toBeUndefined();
   });
 
+  it('that cannot be made leaves /etc bound entry by entry, and is not tried again each command', async () => {
+    const view = new EtcView(path.join(base, 'no-such-etc'), ws, 1);
+    expect(view.path()).toBeUndefined();
+    await mkdir(path.join(base, 'no-such-etc'));
+    expect(view.path()).toBeUndefined();
+  });
+
   it('is first made for the second command of a process', async () => {
     await settled();
     const view = new EtcView(etc, ws);

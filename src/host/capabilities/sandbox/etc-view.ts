@@ -1,14 +1,15 @@
 // What a command sees at /etc when the host's /etc holds files other users may not read (as root it
 // always does: /etc/shadow, ssh host keys, /etc/ssl/private): a directory of the workspace that
 // mirrors /etc without them, bound read-only at /etc in one mount, where hiding each of them took a
-// mount of its own (about a dozen, and every bind mount makes the next one slower). Files are hard
-// links where the file system allows (so an edit in place shows at once), copies otherwise;
-// symbolic links are recreated as they are. The mirror is checked before every command against the
+// mount of its own (about a dozen, and every bind mount makes the next one slower). Files and
+// symbolic links are hard links where the file system allows (so an edit in place shows at once),
+// copies or recreated links otherwise. The mirror is checked before every command against the
 // change time of each directory it was made from (a file added, removed or renamed changes it, and
 // no process can set a change time back), and made again when one has changed: a secret that
 // appears in /etc is kept out as soon as the next command starts.
-import { constants, type BigIntStats } from 'node:fs';
 import {
+  constants,
+  type BigIntStats,
   accessSync,
   chmodSync,
   copyFileSync,
@@ -133,6 +134,8 @@ export class EtcView {
   private current: Mirror | undefined;
   private made = 0;
   private asked = 0;
+  /** Set when a mirror could not be made (a full disk, an unreadable /etc): not tried again. */
+  private failed = false;
 
   constructor(
     private readonly root: string,
@@ -146,7 +149,7 @@ export class EtcView {
    * workspace goes: a command being set up may still name one.
    */
   path(): string | undefined {
-    if (++this.asked < this.firstAt) return undefined;
+    if (++this.asked < this.firstAt || this.failed) return undefined;
     const m = this.current;
     if (m !== undefined && !m.racy && fresh(m)) return m.dir;
     // Made right after a change, a mirror is right for the command it was made for but proves
@@ -158,6 +161,7 @@ export class EtcView {
     } catch {
       this.current = undefined;
     }
+    if (this.current === undefined) this.failed = true;
     return this.current?.dir;
   }
 }
