@@ -2,20 +2,32 @@
 // `bash -c true`, interleaved round by round, in each project given; also the floor against a
 // bare spawn: bwrap's namespaces alone (no mounts, no launcher), and the launcher alone (setpriv's
 // parent-death signal and the shell that checks the parent). Prints JSON on stdout.
-// Usage: node --import tsx bench/support/sandbox-measure.ts <rounds> <home> <name>=<project>...
+// The build measured is this repository's `src/`, or with `--build <dir>` the `src/` of a copy of
+// it (to compare a change with the build before it).
+// Usage: node --import tsx bench/support/sandbox-measure.ts <rounds> <home> [--build <dir>] <name>=<project>...
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { runCommand } from '../../src/host/capabilities/exec.js';
-import { prepareSandboxed, probeSandbox, type SandboxStatus } from '../../src/host/capabilities/sandbox.js';
+import type { runCommand as RunCommand } from '../../src/host/capabilities/exec.js';
+import type * as Sandbox from '../../src/host/capabilities/sandbox.js';
+import type { SandboxStatus } from '../../src/host/capabilities/sandbox.js';
 import { median, quantile } from './stats.js';
 
 const run = promisify(execFile);
 const WARMUP = 3;
-const [roundsArg, homeArg, ...projects] = process.argv.slice(2);
+/** Untimed pause before each command (CADRE_BENCH_GAP_MS): a model's commands come seconds apart. */
+const GAP_MS = Number(process.env.CADRE_BENCH_GAP_MS) || 0;
+const [roundsArg, homeArg, ...rest] = process.argv.slice(2);
 const rounds = Number(roundsArg) || 40;
 const home = homeArg ?? '/nonexistent';
+const buildAt = rest[0] === '--build' ? rest[1] : undefined;
+const projects = buildAt === undefined ? rest : rest.slice(2);
+const srcRoot = buildAt === undefined ? path.resolve(import.meta.dirname, '..', '..') : path.resolve(buildAt);
+const module = (p: string) => pathToFileURL(path.join(srcRoot, 'src', 'host', 'capabilities', p)).href;
+const { runCommand } = (await import(module('exec.ts'))) as { runCommand: typeof RunCommand };
+const { prepareSandboxed, probeSandbox } = (await import(module('sandbox.ts'))) as typeof Sandbox;
 
 /** CPU time (ms) of this process's reaped children, from /proc/self/stat (cutime + cstime). */
 function childrenCpuMs(): number {
@@ -34,20 +46,30 @@ interface Figures {
   p90Ms: number;
   overheadMedianMs: number;
   childCpuMsPerCommand: number;
+  /**
+   * CPU per command, this process's (planning, spawning; to the microsecond) and its children's
+   * (to the clock tick, summed over the rounds): unlike the time, barely moved by other load.
+   */
+  cpuMsPerCommand: number;
 }
 
 /** Runs the variants interleaved, round by round; the first variant is the baseline. */
 async function interleaved(variants: readonly Variant[]): Promise<Record<string, Figures>> {
   const times = variants.map(() => [] as number[]);
   const cpu = variants.map(() => 0);
+  const ownCpu = variants.map(() => 0);
   for (let i = 0; i < rounds + WARMUP; i++) {
     for (const [k, v] of variants.entries()) {
+      if (GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
       const cpuBefore = childrenCpuMs();
+      const ownBefore = process.cpuUsage();
       const started = performance.now();
       await v.once();
       if (i < WARMUP) continue;
       times[k]?.push(performance.now() - started);
+      const own = process.cpuUsage(ownBefore);
       cpu[k] = (cpu[k] ?? 0) + childrenCpuMs() - cpuBefore;
+      ownCpu[k] = (ownCpu[k] ?? 0) + (own.user + own.system) / 1000;
     }
   }
   const base = median(times[0] ?? []);
@@ -59,6 +81,7 @@ async function interleaved(variants: readonly Variant[]): Promise<Record<string,
         p90Ms: +quantile(t, 0.9).toFixed(2),
         overheadMedianMs: +(median(t) - base).toFixed(2),
         childCpuMsPerCommand: +((cpu[k] ?? 0) / rounds).toFixed(2),
+        cpuMsPerCommand: +(((cpu[k] ?? 0) + (ownCpu[k] ?? 0)) / rounds).toFixed(2),
       };
       return [v.name, figures];
     }),

@@ -54,6 +54,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/host/cli/*-attacks-tty.test.ts',
   'test/host/capabilities/exec.test.ts',
   'test/host/capabilities/sandbox-plan.test.ts',
+  'test/host/capabilities/sandbox-etc-view.test.ts',
   'test/host/cli/agents.test.ts',
   'test/host/cli/run-explore.test.ts',
   'test/host/cli/fanout.test.ts',

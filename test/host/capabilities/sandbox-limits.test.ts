@@ -1,10 +1,12 @@
 // The limits of a sandboxed command, under each backend: the private /tmp, home and /dev/shm are
 // size-capped RAM, and a fork bomb stops at the process cap and dies with its command.
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_LIMITS } from '../../../src/host/capabilities/sandbox.js';
+import { commandCgroup } from '../../../src/host/capabilities/sandbox/process-cap.js';
 import { runIn, sandboxBackends, survivors, token } from './sandbox-fixture.js';
 
 const { available } = await sandboxBackends();
@@ -22,6 +24,27 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(base, { recursive: true, force: true });
+});
+
+describe('a pids cgroup per command', () => {
+  const cap = available[0]?.status.processCap;
+  it.runIf(cap?.kind === 'cgroup')(
+    'is joined through v1 tasks (no global lock), or v2 cgroup.procs',
+    async () => {
+      const cgroup = commandCgroup(cap?.cgroupDir ?? '');
+      try {
+        const dir = path.dirname(cgroup.procs);
+        expect(path.basename(cgroup.procs)).toBe(
+          existsSync(path.join(dir, 'tasks')) ? 'tasks' : 'cgroup.procs',
+        );
+        expect((await readFile(path.join(dir, 'pids.max'), 'utf8')).trim()).toBe(
+          String(SANDBOX_LIMITS.processes),
+        );
+      } finally {
+        await cgroup.remove();
+      }
+    },
+  );
 });
 
 describe.skipIf(available.length === 0).each(available)('$name', (backend) => {

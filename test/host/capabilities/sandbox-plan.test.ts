@@ -41,6 +41,20 @@ describe('the secret scan', () => {
     ]);
   });
 
+  it('finds a secret written right after a listing, in the same tick of the change-time clock', async () => {
+    // Where change times advance only every few milliseconds, a directory listed just after one
+    // change and changed again at once keeps its change time: such a listing must not be reused.
+    // (Kernels with fine-grained timestamps, 6.13 on, give the second change a new time anyway.)
+    const scanner = new TreeScanner();
+    for (let i = 0; i < 30; i++) {
+      await writeFile(path.join(project, 'src', `f${i}.ts`), '');
+      await collectHidden(ctx(), scanner, [project], []);
+      await writeFile(path.join(project, 'src', `.env.${i}`), 'x');
+      const hidden = await collectHidden(ctx(), scanner, [project], []);
+      expect(hidden.map((h) => path.basename(h.path))).toContain(`.env.${i}`);
+    }
+  });
+
   it('fails closed past its entry cap, and counts a symlinked secret by where it leads', async () => {
     const scanner = new TreeScanner();
     for (let i = 0; i < 20; i++) await writeFile(path.join(project, `f${i}`), '');
@@ -128,6 +142,41 @@ describe('the mount plan', () => {
       const lastMount = kinds.findLastIndex((k) => !k.startsWith('hide-'));
       expect(at(`hide-file ${project}/.env`)).toBeGreaterThan(lastMount);
       expect(planned.plan).toMatchObject({ cwd: path.join(project, 'src'), home });
+    } finally {
+      await planned.protection.release();
+    }
+  });
+});
+
+describe('mounts over protected secrets', () => {
+  const plan = () =>
+    planSandbox(
+      {
+        projectDir: project,
+        cwd: project,
+        home,
+        pathVar: '',
+        extraRoots: [],
+        allowRead: [],
+        denyRead: [],
+        protect: [],
+        rules: {},
+      },
+      { roots: [], hidden: [], withheld: [] },
+      new TreeScanner(),
+    );
+  const at = (mounts: { kind: string }[], target: string) =>
+    mounts.filter((m) => 'target' in m && m.target === target).map((m) => m.kind);
+
+  it('mount a missing one once (its empty read-only placeholder), and hide an existing one over its read-only bind', async () => {
+    // .envrc and .npmrc are both protected and sensitive.
+    await writeFile(path.join(project, '.npmrc'), '//registry/:_authToken=secret\n');
+    const planned = await plan();
+    try {
+      expect(at(planned.plan.mounts, path.join(project, '.envrc'))).toEqual(['ro-bind']);
+      expect(planned.protection.placeholders.has(path.join(project, '.envrc'))).toBe(true);
+      expect(at(planned.plan.mounts, path.join(project, '.npmrc'))).toEqual(['ro-bind', 'hide-file']);
+      expect(planned.protection.placeholders.has(path.join(project, '.npmrc'))).toBe(false);
     } finally {
       await planned.protection.release();
     }

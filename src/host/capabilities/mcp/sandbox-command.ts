@@ -128,7 +128,7 @@ async function serverBwrapArgs(stateDir: string, cwd: string, home: string): Pro
     '--tmpfs',
     '/tmp',
   ];
-  for (const hidden of await credentialsUnder('/', home))
+  for (const hidden of credentialsUnder('/', home))
     args.push(...(hidden.dir ? ['--tmpfs', hidden.path] : ['--ro-bind', '/dev/null', hidden.path]));
   args.push('--bind', stateDir, stateDir, '--chdir', cwd);
   return args;

@@ -2,7 +2,7 @@
 // tools' sensitive list, unless a Read allow rule names the file), every path a Read deny rule or
 // `sandbox.denyRead` names, home credential stores, and sockets. Paths are hidden by mounting an
 // empty file or directory over them, so every hidden path is resolved to where it really is.
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
 import { isUnder, matchPathSpec, type PathContext } from '../policy/path-match.js';
@@ -110,8 +110,7 @@ export async function collectHidden(
       );
     found.push(...result.hidden);
   }
-  if (ctx.home !== undefined)
-    for (const root of visible) found.push(...(await credentialsUnder(root, ctx.home)));
+  if (ctx.home !== undefined) for (const root of visible) found.push(...credentialsUnder(root, ctx.home));
   for (const pattern of [...specs.deny.flatMap((s) => absolutePatterns(s, ctx.home)), ...ctx.denyRead]) {
     const prefix = literalPrefix(pattern);
     if (prefix === pattern) {
@@ -134,18 +133,28 @@ export async function collectHidden(
   return settle(found, visible);
 }
 
-/** Resolves hidden entries to real, existing, visible paths; drops duplicates and nested ones. */
-async function settle(found: readonly HiddenEntry[], visible: readonly string[]): Promise<HiddenEntry[]> {
-  const real = await Promise.all(
-    found.map(async (entry) => {
-      const st = await lstat(entry.path).catch(() => undefined);
-      if (st === undefined) return undefined;
-      const target = st.isSymbolicLink() ? await realpath(entry.path).catch(() => undefined) : entry.path;
-      const tst = target === undefined ? undefined : await stat(target).catch(() => undefined);
-      if (target === undefined || tst === undefined || !visibleIn(target, visible)) return undefined;
-      return { path: target, dir: tst.isDirectory() };
-    }),
-  );
+/** The real path of `p`, or undefined when it cannot be resolved. */
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves hidden entries to real, existing, visible paths; drops duplicates and nested ones.
+ * Synchronous: a few entries per command, where each promise costs a trip through the thread pool.
+ */
+function settle(found: readonly HiddenEntry[], visible: readonly string[]): HiddenEntry[] {
+  const real = found.map((entry) => {
+    const st = lstatSync(entry.path, { throwIfNoEntry: false });
+    if (st === undefined) return undefined;
+    const target = st.isSymbolicLink() ? realOrUndefined(entry.path) : entry.path;
+    const tst = target === undefined ? undefined : statSync(target, { throwIfNoEntry: false });
+    if (target === undefined || tst === undefined || !visibleIn(target, visible)) return undefined;
+    return { path: target, dir: tst.isDirectory() };
+  });
   const byPath = new Map<string, HiddenEntry>();
   for (const e of real) if (e !== undefined) byPath.set(e.path, e);
   const dirs = [...byPath.values()].filter((e) => e.dir).map((e) => e.path);

@@ -2,8 +2,7 @@
 // tmpfs; the toolchains and tool configuration commands need (a node or git installed there,
 // ~/.gitconfig) are bound into it read-only, found by probing. Credential stores are never bound,
 // and are hidden again wherever a wider allowance (sandbox.allowRead) would show them.
-import { lstatSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isUnder } from '../policy/path-match.js';
 
@@ -137,19 +136,21 @@ export async function homeEntries(home: string, pathVar: string): Promise<string
  * path: a mount over a symbolic link lands on its target, so the target is what gets hidden (and
  * callers drop targets that are not visible anyway).
  */
-export async function credentialsUnder(
-  root: string,
-  home: string,
-): Promise<{ path: string; dir: boolean }[]> {
+export function credentialsUnder(root: string, home: string): { path: string; dir: boolean }[] {
   const inside = HOME_CREDENTIALS.map((c) => path.join(home, c)).filter(
     (c) => isUnder(c, root) && c !== root,
   );
-  const found = await Promise.all(
-    inside.map(async (p) => {
-      const real = await realpath(p).catch(() => undefined);
-      const st = real === undefined ? undefined : await stat(real).catch(() => undefined);
-      return real === undefined || st === undefined ? undefined : { path: real, dir: st.isDirectory() };
-    }),
-  );
+  // Synchronous, as in homeEntries: most of these do not exist, and a failed lstat costs a microsecond.
+  const found = inside.map((p) => {
+    if (lstatSync(p, { throwIfNoEntry: false }) === undefined) return undefined;
+    let real: string;
+    try {
+      real = realpathSync.native(p);
+    } catch {
+      return undefined;
+    }
+    const st = statSync(real, { throwIfNoEntry: false });
+    return st === undefined ? undefined : { path: real, dir: st.isDirectory() };
+  });
   return found.filter((x): x is { path: string; dir: boolean } => x !== undefined);
 }

@@ -22,7 +22,7 @@ export interface LaunchRequest {
   /** The shell command, run as `bash -c`. */
   command: string;
   ws: Workspace;
-  /** A pids cgroup's `cgroup.procs` to join first (root, cgroup cap). */
+  /** The file that joins a pids cgroup (`tasks` or `cgroup.procs`), written first (root, cgroup cap). */
   cgroupProcs?: string;
 }
 
@@ -64,7 +64,8 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
  */
 function guarded(spec: LaunchSpec, status: SandboxStatus, cgroupProcs: string | undefined): LaunchSpec {
   if (status.sh === undefined) return spec;
-  const join = cgroupProcs === undefined ? '' : 'echo $$ > "$1" && shift && ';
+  // 0 is the writer itself: through v1's `tasks`, its one thread, without the global lock.
+  const join = cgroupProcs === undefined ? '' : 'echo 0 > "$1" && shift && ';
   const script = `[ "$PPID" = "$1" ] || exit 125; shift; ${join}exec "$@"`;
   const launcher =
     status.setpriv === undefined ? [status.sh] : [status.setpriv, '--pdeathsig', 'KILL', status.sh];

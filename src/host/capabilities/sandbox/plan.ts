@@ -3,7 +3,7 @@
 // configuration found by probing, `permissions.additionalDirectories` and `sandbox.allowRead`. Only
 // the project is writable, and in it the protected paths are not; a private /tmp and home directory
 // are size-capped tmpfs. Hidden paths are mounted over last, so they are hidden wherever they are.
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { protectedPaths } from '../policy/protected-paths.js';
 import { isUnder } from '../policy/path-match.js';
@@ -42,17 +42,34 @@ export interface PlannedSandbox {
   protection: Protection;
 }
 
+// The few paths and small files a plan reads are read synchronously: each promise would cost a
+// trip through the thread pool, slower than the call itself, and more so on a busy machine.
+
+/** The real path of `p` when it exists, else undefined. */
+function existingReal(p: string): string | undefined {
+  try {
+    const real = realpathSync.native(p);
+    return statSync(real, { throwIfNoEntry: false }) === undefined ? undefined : real;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A small file's text, or undefined when it cannot be read (a directory, missing, unreadable). */
+function readSmall(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Existing directories or files of `paths`, by real path, outside the project. */
-async function readableRoots(paths: readonly string[], projectDir: string): Promise<string[]> {
-  const out = await Promise.all(
-    paths.map(async (p) => {
-      const real = await realpath(p).catch(() => undefined);
-      const st = real === undefined ? undefined : await stat(real).catch(() => undefined);
-      if (real === undefined || st === undefined || real === '/' || isUnder(real, projectDir))
-        return undefined;
-      return real;
-    }),
-  );
+function readableRoots(paths: readonly string[], projectDir: string): string[] {
+  const out = paths.map((p) => {
+    const real = existingReal(p);
+    return real === undefined || real === '/' || isUnder(real, projectDir) ? undefined : real;
+  });
   return [...new Set(out.filter((p): p is string => p !== undefined))];
 }
 
@@ -61,12 +78,14 @@ async function readableRoots(paths: readonly string[], projectDir: string): Prom
  * its git directory and common directory are made readable (not writable), so `git status`, `log`
  * and `diff` work in the sandbox.
  */
-async function gitPointerDirs(projectDir: string): Promise<string[]> {
-  const text = await readFile(path.join(projectDir, '.git'), 'utf8').catch(() => undefined);
-  const target = /^gitdir: (.+)$/m.exec(text ?? '')?.[1]?.trim();
+function gitPointerDirs(projectDir: string): string[] {
+  const dotGit = path.join(projectDir, '.git');
+  // A repository's .git is a directory: only a file can point elsewhere.
+  if (statSync(dotGit, { throwIfNoEntry: false })?.isFile() !== true) return [];
+  const target = /^gitdir: (.+)$/m.exec(readSmall(dotGit) ?? '')?.[1]?.trim();
   if (target === undefined) return [];
   const gitdir = path.resolve(projectDir, target);
-  const common = await readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => undefined);
+  const common = readSmall(path.join(gitdir, 'commondir'));
   return common === undefined ? [gitdir] : [gitdir, path.resolve(gitdir, common.trim())];
 }
 
@@ -79,6 +98,16 @@ function insideHome(home: string | undefined, system: SystemView): string | unde
 
 const depth = (p: string) => p.split('/').length;
 
+/** True when `p` lies in a system root bound from a mirror that left it out: nothing to hide there. */
+function leftOutOfMirror(p: string, system: SystemView): boolean {
+  for (const r of system.roots)
+    if (r.kind === 'dir' && r.source !== undefined && isUnder(p, r.path))
+      return (
+        lstatSync(path.join(r.source, path.relative(r.path, p)), { throwIfNoEntry: false }) === undefined
+      );
+  return false;
+}
+
 /**
  * Plans the sandbox of one command. Placeholders for missing protected paths are created here;
  * the caller must `protection.release()` when the command has ended (or failed to start).
@@ -89,8 +118,8 @@ export async function planSandbox(
   scanner: TreeScanner,
 ): Promise<PlannedSandbox> {
   const home = insideHome(req.home, system);
-  const readable = await readableRoots(
-    [...req.extraRoots, ...req.allowRead, ...(await gitPointerDirs(req.projectDir))],
+  const readable = readableRoots(
+    [...req.extraRoots, ...req.allowRead, ...gitPointerDirs(req.projectDir)],
     req.projectDir,
   );
   const toolchains = home === undefined ? [] : await homeEntries(home, req.pathVar);
@@ -98,7 +127,7 @@ export async function planSandbox(
   for (const root of system.roots)
     base.push(
       root.kind === 'dir'
-        ? { kind: 'ro-bind', source: root.path, target: root.path }
+        ? { kind: 'ro-bind', source: root.source ?? root.path, target: root.path }
         : { kind: 'symlink', linkTarget: root.target, target: root.path },
     );
   base.push(
@@ -140,6 +169,7 @@ export async function planSandbox(
     // under /opt is judged as a project.
     const systemHidden = system.hidden.filter((h) => !isUnder(h.path, req.projectDir));
     const hides: MountOp[] = [...systemHidden, ...hidden]
+      .filter((e) => !protection.placeholders.has(e.path) && !leftOutOfMirror(e.path, system))
       .sort((a, b) => depth(a.path) - depth(b.path))
       .map((e) => ({ kind: e.dir ? 'hide-dir' : 'hide-file', target: e.path }));
     // An allowRead naming a credential store itself is the user's explicit choice: bound after the hides.

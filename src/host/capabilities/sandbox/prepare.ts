@@ -1,10 +1,11 @@
 // Everything between "run this command sandboxed" and a spawn: the plan (what the command sees),
 // the per-command pids cgroup when that is the process cap, the backend's argument list, and the
 // cleanup that must follow the command's end (placeholders, cgroup, fstab files).
-import { rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { launchSpec } from './launch.js';
 import { planSandbox, type PlanRequest } from './plan.js';
 import { commandCgroup } from './process-cap.js';
+import { mirrorEtc } from './etc-view.js';
 import { systemView } from './system-view.js';
 import { TreeScanner } from './tree-scan.js';
 import type { SandboxStatus } from './types.js';
@@ -33,11 +34,11 @@ export async function prepareSandboxed(
   command: string,
 ): Promise<PreparedCommand> {
   const [ws, system] = await Promise.all([workspace(), systemView()]);
-  const planned = await planSandbox(req, system, scanner);
-  let cgroup: Awaited<ReturnType<typeof commandCgroup>> | undefined;
+  const planned = await planSandbox(req, mirrorEtc(system, ws.dir), scanner);
+  let cgroup: ReturnType<typeof commandCgroup> | undefined;
   try {
     if (status.processCap.kind === 'cgroup' && status.processCap.cgroupDir !== undefined)
-      cgroup = await commandCgroup(status.processCap.cgroupDir);
+      cgroup = commandCgroup(status.processCap.cgroupDir);
     const spec = await launchSpec({
       status,
       plan: planned.plan,
@@ -53,7 +54,7 @@ export async function prepareSandboxed(
         // The cgroup empties only as the kernel reaps the namespace's processes: that wait is not
         // the caller's (its processes are already dead; what is left is bookkeeping).
         void cgroup?.remove();
-        await Promise.all(spec.files.map((f) => rm(f, { force: true })));
+        for (const f of spec.files) rmSync(f, { force: true });
         return planned.protection.release();
       },
     };

@@ -4,8 +4,8 @@
 // gets a pids cgroup of its own where the cgroup file system is writable (v1 `pids`, or v2 with the
 // pids controller), and otherwise, with the unshare backend on Linux 6.14+, the PID namespace's own
 // pid_max. The probe picks one; `cadre doctor` says which.
-import { readdirSync, rmdirSync } from 'node:fs';
-import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SANDBOX_LIMITS } from './types.js';
 
@@ -102,13 +102,27 @@ export async function pidsCgroupDir(): Promise<string | undefined> {
 
 let seq = 0;
 
-/** A pids cgroup for one command: its `cgroup.procs` file (for the launcher to join) and its removal. */
-export async function commandCgroup(parent: string): Promise<{ procs: string; remove(): Promise<void> }> {
+/**
+ * A pids cgroup for one command: the file the launcher joins it through, and its removal. The
+ * launcher writes 0 (itself) there. In a v1 hierarchy that file is `tasks`: a thread moving itself
+ * takes no global lock, where a process moved through `cgroup.procs` write-locks every thread group
+ * on the machine and waits for an RCU grace period (13 ms a command on this 2-core machine under
+ * load, against nothing through `tasks`). The launcher is a single-threaded shell, so moving its
+ * one thread moves the process, and everything it starts is born inside. v2 offers only
+ * `cgroup.procs`.
+ */
+export function commandCgroup(parent: string): { procs: string; remove(): Promise<void> } {
   const dir = path.join(parent, `cmd-${++seq}`);
-  await mkdir(dir);
-  await writeFile(path.join(dir, 'pids.max'), String(SANDBOX_LIMITS.processes));
+  // Synchronous: cgroupfs answers at once, where a promise would wait for the thread pool.
+  mkdirSync(dir);
+  try {
+    writeFileSync(path.join(dir, 'pids.max'), String(SANDBOX_LIMITS.processes));
+  } catch (error) {
+    rmdirSync(dir);
+    throw error;
+  }
   return {
-    procs: path.join(dir, 'cgroup.procs'),
+    procs: existsSync(path.join(dir, 'tasks')) ? path.join(dir, 'tasks') : path.join(dir, 'cgroup.procs'),
     async remove() {
       // The PID namespace's end killed everything, but a process leaves the cgroup only once it is
       // reaped: wait for that, briefly at first. Never kill by the PIDs cgroup.procs lists: by the

@@ -24,6 +24,11 @@ interface Snapshot {
 export interface Protection {
   mounts: MountOp[];
   /**
+   * The placeholders this command mounts: empty and read-only already, so a hide over one would
+   * show the same and cost a mount.
+   */
+  placeholders: ReadonlySet<string>;
+  /**
    * Moves aside anything that replaced a vacant path (resolving to what it says about that), then
    * removes the placeholders no other command uses, without waiting for that.
    */
@@ -107,6 +112,7 @@ export async function protectProject(projectDir: string, rels: readonly string[]
   ];
   return {
     mounts,
+    placeholders: new Set(acquired),
     async release() {
       const notes: string[] = [];
       for (const snap of snapshots) {

@@ -27,8 +27,12 @@ const SCANNED_ROOTS = new Set(['/etc', '/opt']);
 /** Past this many entries a scanned root is left out whole: it could not be checked. */
 const SYSTEM_SCAN_CAP = 100_000;
 
-/** One present system root: a directory bound read-only, or a symbolic link recreated. */
-type SystemRoot = { path: string; kind: 'dir' } | { path: string; kind: 'symlink'; target: string };
+/**
+ * One present system root: a directory bound read-only (from `source` when that is a mirror of
+ * it, see etc-view.ts), or a symbolic link recreated.
+ */
+type SystemRoot =
+  { path: string; kind: 'dir'; source?: string } | { path: string; kind: 'symlink'; target: string };
 
 /** The system part of every sandbox. */
 export interface SystemView {

@@ -1,7 +1,8 @@
 // Finds what the sandbox must hide inside a directory tree it makes visible (the project, extra
 // readable directories): secrets, sockets, paths named by deny rules. Listings are cached per
 // directory and reused while the directory's change time (ctime, which no process can set back) is
-// unchanged, so a command in a project already scanned costs one stat per directory.
+// unchanged, so a command in a project already scanned costs one stat per directory. A directory
+// changed in the last moment is listed again each time (see RACY_NS).
 import { statSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -51,6 +52,13 @@ function typeOf(d: Dirent): EntryType {
   return 'other';
 }
 
+/**
+ * Change times come from a clock that may advance only every tick (up to 10 ms; kernels without
+ * fine-grained timestamps): a directory changed this recently could change again in the same tick
+ * and keep its time, so a listing of it is used for this scan but not cached.
+ */
+const RACY_NS = 50_000_000n;
+
 /** Default cap on entries per scan: past it the scan is incomplete, and callers fail closed. */
 const SCAN_ENTRY_CAP = 300_000;
 /** Directories listed at once. */
@@ -75,6 +83,7 @@ export class TreeScanner {
 
   /** The entries of `dir`, from the cache when its ctime is unchanged; `gone` or `unreadable` otherwise. */
   private async list(dir: string): Promise<Listing | 'gone' | 'unreadable'> {
+    const started = BigInt(Date.now()) * 1_000_000n;
     const st = await stat(dir, { bigint: true }).catch(() => undefined);
     if (st === undefined || !st.isDirectory()) {
       this.listings.delete(dir);
@@ -85,7 +94,7 @@ export class TreeScanner {
     const listing: Listing = { ctime: st.ctimeNs, entries: dirents.map((d) => [d.name, typeOf(d)] as const) };
     // Another stat after listing: a change during readdir leaves a ctime that will not match.
     const after = await stat(dir, { bigint: true }).catch(() => undefined);
-    if (after?.ctimeNs === st.ctimeNs) this.listings.set(dir, listing);
+    if (after?.ctimeNs === st.ctimeNs && st.ctimeNs < started - RACY_NS) this.listings.set(dir, listing);
     else this.listings.delete(dir);
     return listing;
   }

@@ -52,13 +52,20 @@ export async function unshareTools(): Promise<UnshareTools | string> {
   return found as UnshareTools;
 }
 
+/** The trial's pids cgroup, when that is the process cap and one can be made. */
+function trialCgroup(status: SandboxStatus): ReturnType<typeof commandCgroup> | undefined {
+  if (status.processCap.kind !== 'cgroup' || status.processCap.cgroupDir === undefined) return undefined;
+  try {
+    return commandCgroup(status.processCap.cgroupDir);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs the trial command in the sandbox `status` describes; the reason when it fails. */
 export async function trial(status: SandboxStatus): Promise<string | undefined> {
   const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-probe-')));
-  const cgroup =
-    status.processCap.kind === 'cgroup' && status.processCap.cgroupDir !== undefined
-      ? await commandCgroup(status.processCap.cgroupDir).catch(() => undefined)
-      : undefined;
+  const cgroup = trialCgroup(status);
   const planned = await planSandbox(
     {
       projectDir: base,
