@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandBraces, globToRegExp, hasGlobSyntax, matchGlob } from '../../src/shared/glob.js';
+import { cpuMs } from '../support/cpu-time.js';
 
 const yes = (pattern: string, paths: string[], dot = false) => {
   for (const p of paths) expect(matchGlob(p, pattern, { dot }), `${pattern} should match ${p}`).toBe(true);
@@ -79,10 +80,10 @@ describe('globToRegExp', () => {
 
   it('does not backtrack catastrophically on long paths', () => {
     const long = `${'a/'.repeat(200)}b`;
-    const started = performance.now();
+    const started = cpuMs();
     expect(matchGlob(long, '**/**/**/**/c')).toBe(false);
     expect(matchGlob('a'.repeat(200), '*a*a*a*a*b')).toBe(false);
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(cpuMs() - started).toBeLessThan(200);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   type PolicyInput,
   loadShellGrammar,
 } from '../../../src/host/capabilities/policy.js';
+import { cpuMs } from '../../support/cpu-time.js';
 
 // Commands are read with the bash grammar, loaded once per process.
 beforeAll(() => loadShellGrammar());
@@ -229,7 +230,7 @@ describe('decide never throws', () => {
     const deep = '$('.repeat(200) + 'rm x' + ')'.repeat(200);
     const many = Array.from({ length: 2000 }, (_, i) => `echo ${i}`).join(' && ');
     const quotes = '"'.repeat(10_001);
-    const start = performance.now();
+    const start = cpuMs();
     for (const command of [deep, many, quotes, '`'.repeat(5000), '<<EOF\n'.repeat(3000)]) {
       const result = decide({
         capability: 'exec.run',
@@ -240,7 +241,7 @@ describe('decide never throws', () => {
       });
       expect(result.decision).not.toBe('allow');
     }
-    expect(performance.now() - start).toBeLessThan(2000);
+    expect(cpuMs() - start).toBeLessThan(2000);
   });
 
   it('judges a typical call in well under a millisecond', () => {
@@ -250,7 +251,7 @@ describe('decide never throws', () => {
     };
     const path = { requested: 'src/a/b.ts', absolute: '/p/src/a/b.ts', real: '/p/src/a/b.ts', exists: true };
     const n = 2000;
-    const start = performance.now();
+    const start = cpuMs();
     for (let i = 0; i < n; i++) {
       decide({
         capability: 'exec.run',
@@ -261,7 +262,7 @@ describe('decide never throws', () => {
       });
       decide({ capability: 'fs.write', path, projectDir: '/p', mode: 'default', rules });
     }
-    const perCall = (performance.now() - start) / (2 * n);
+    const perCall = (cpuMs() - start) / (2 * n);
     expect(perCall).toBeLessThan(0.5);
   });
 });
