@@ -1,0 +1,125 @@
+// A third outside pass over cadre's guarantees, through the real CLI, the real SDK and the fake
+// Messages API, playing a cloned repository and the model it steers:
+// - A batch's results file holds every task's result: an agent of one task can neither read another
+//   task's result nor forge it (file tools, or a command the shell policy cannot read), in any mode,
+//   nor remove the file's lock.
+// - Text a cloned repository writes in its `.cadre/config.json` (paths the config may not widen to)
+//   reaches the terminal only made inert, in `cadre run` and `cadre doctor`.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
+import { runCli } from '../../support/cli.js';
+import { tempProject } from '../../support/project.js';
+import { resultText, startScripted, type ScriptedServer } from './scripted-server.js';
+
+let s: ScriptedServer;
+let project: Awaited<ReturnType<typeof tempProject>>;
+
+const cadre = (...args: string[]) =>
+  runCli([...args, '--cwd', project.dir], { ...s.env, HOME: project.home }, project.dir);
+/** A command the shell policy cannot read: only the sandbox stands in its way. */
+const opaque = (command: string) => `echo ${Buffer.from(command).toString('base64')} | base64 -d | bash`;
+/** The texts of the tool results in the latest request tagged `tag`. */
+function lastResults(tag: string): { text: string; isError: boolean }[] {
+  const body = JSON.parse(s.bodies(tag).at(-1) ?? '{}') as { messages: { content: unknown }[] };
+  const blocks = body.messages.at(-1)?.content as { is_error?: boolean }[];
+  return blocks.map((b) => ({ text: resultText(b as never), isError: b.is_error === true }));
+}
+
+beforeAll(async () => {
+  project = await tempProject({ 'src/a.ts': 'export const a = 1;\n' });
+  await mkdir(path.join(project.home, '.cadre'), { recursive: true });
+  await writeFile(
+    path.join(project.home, '.cadre', 'config.json'),
+    JSON.stringify({ permissions: { allow: ['Bash(ls:*)', 'Bash(git status)'] } }),
+  );
+  s = await startScripted();
+});
+afterAll(async () => {
+  await s.server.close();
+  await project.cleanup();
+});
+
+describe.each(['acceptEdits', 'bypassPermissions'])("a batch's results file, in %s", (mode) => {
+  it("is out of every task's reach: no task reads, forges or unlocks another's result", async () => {
+    const secret = `RESULT-${mode}-7f3a`;
+    const [first, second] = [`first-${mode.toLowerCase()}`, `second-${mode.toLowerCase()}`];
+    s.scripts.set(first, [() => textReply(secret)]);
+    s.scripts.set(second, [
+      () =>
+        toolUseReply([
+          { name: 'Read', input: { file_path: `out-${mode}.jsonl` } },
+          { name: 'Grep', input: { pattern: 'RESULT-', path: '.' } },
+          { name: 'Read', input: { file_path: `out-${mode}.jsonl.lock` } },
+          { name: 'Write', input: { file_path: `out-${mode}.jsonl`, content: '{"id":"x"}\n' } },
+          {
+            name: 'Bash',
+            input: {
+              command: opaque(
+                `cat out-${mode}.jsonl; sed -i s/RESULT/FORGED/ out-${mode}.jsonl; echo '{}' >> out-${mode}.jsonl; rm -f out-${mode}.jsonl.lock; echo tried`,
+              ),
+            },
+          },
+        ]),
+      () => textReply('second done'),
+    ]);
+    const tasks = path.join(project.dir, `tasks-${mode}.jsonl`);
+    await writeFile(
+      tasks,
+      [first, second]
+        .map((tag) => JSON.stringify({ id: tag, agent: 'general-purpose', prompt: `[[${tag}]] go` }))
+        .join('\n'),
+    );
+    const r = await cadre(
+      'batch',
+      tasks,
+      '--out',
+      `out-${mode}.jsonl`,
+      '--concurrency',
+      '1',
+      '--permission-mode',
+      mode,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const results = lastResults(second);
+    expect(results).toHaveLength(5);
+    // Off a terminal, acceptEdits asks for (so refuses) a command it cannot read; bypass runs it.
+    if (mode === 'bypassPermissions') expect(results.at(-1)?.text).toContain('tried');
+    expect(JSON.stringify(s.bodies(second))).not.toContain(secret);
+    for (const result of [results[0], results[2], results[3]]) {
+      expect(result?.isError).toBe(true);
+      expect(result?.text).toMatch(/cadre's own records/);
+    }
+    const lines = (await readFile(path.join(project.dir, `out-${mode}.jsonl`), 'utf8')).trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([first, second]);
+    expect(lines[0]).toContain(secret);
+  });
+});
+
+describe("a cloned repository's config text", () => {
+  const hostile = '\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u001b]0;owned\u0007';
+  it('reaches the terminal inert in the warnings of cadre run and in cadre doctor', async () => {
+    await mkdir(path.join(project.dir, '.cadre'), { recursive: true });
+    await writeFile(
+      path.join(project.dir, '.cadre', 'config.json'),
+      JSON.stringify({
+        permissions: { additionalDirectories: [`/outside${hostile}`] },
+        sandbox: { allowRead: [`/elsewhere${hostile}`, `inside${hostile}`] },
+      }),
+    );
+    try {
+      const run = await cadre('run', 'general-purpose', '[[cfg]] go');
+      expect(run.stderr).toMatch(/additionalDirectories "\/outside␛\]52;c;ZXZpbA==␇/);
+      expect(run.stderr).toMatch(/allowRead "\/elsewhere␛/);
+      const doctor = await cadre('doctor');
+      expect(doctor.stdout).toMatch(/inside␛\]52/);
+      for (const out of [run.stdout, run.stderr, doctor.stdout, doctor.stderr]) {
+        expect(out).not.toContain('\u001b');
+        expect(out).not.toContain('\u0007');
+      }
+    } finally {
+      await writeFile(path.join(project.dir, '.cadre', 'config.json'), '{}');
+    }
+  });
+});
