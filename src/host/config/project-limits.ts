@@ -6,11 +6,28 @@
 // - `permissions.additionalDirectories` outside the project: the file tools and commands would
 //   read there;
 // - a provider's `apiKeyEnv` / `authTokenEnv`: the person's key would go to a server the
-//   repository names.
+//   repository names;
+// - `transcriptsDir` or `dataDir` outside the project: cadre itself, outside any sandbox, would
+//   write records (model text included) wherever the repository says, and `cadre transcripts
+//   prune` would delete `*.jsonl` files there.
+import { resolvePathSync } from '../capabilities/fs/resolve-sync.js';
 import { isUnder } from '../capabilities/policy/path-match.js';
 import type { ConfigFile } from './schema.js';
 
 const WHERE = '.cadre/config.json of the project';
+
+/**
+ * Whether `dir` is in `projectDir` where it really leads: cadre writes its records there itself, so
+ * a symbolic link the repository ships (`logs -> ~/data`) must not carry them out. A path that
+ * cannot be resolved counts as outside.
+ */
+function leadsUnder(dir: string, projectDir: string): boolean {
+  try {
+    return isUnder(resolvePathSync(dir, '/').real, resolvePathSync(projectDir, '/').real);
+  } catch {
+    return false;
+  }
+}
 
 /** The project file with what it may not set taken out, and one warning for each thing taken. */
 export function limitProjectConfig(
@@ -38,6 +55,15 @@ export function limitProjectConfig(
         );
     }
     out.permissions = permissions;
+  }
+  for (const key of ['transcriptsDir', 'dataDir'] as const) {
+    const dir = project[key];
+    if (dir !== undefined && !leadsUnder(resolve(dir), projectDir)) {
+      delete out[key];
+      warnings.push(
+        `${key} "${resolve(dir)}" in the ${WHERE} is ignored: a project can keep cadre's records outside itself only through ~/.cadre/config.json`,
+      );
+    }
   }
   if (project.providers !== undefined) {
     const providers: NonNullable<ConfigFile['providers']> = {};

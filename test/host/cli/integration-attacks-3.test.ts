@@ -3,14 +3,17 @@
 // - A batch's results file holds every task's result: an agent of one task can neither read another
 //   task's result nor forge it (file tools, or a command the shell policy cannot read), in any mode,
 //   nor remove the file's lock.
+// - A cloned repository's `.cadre/config.json` cannot send cadre's records (written by cadre itself,
+//   outside any sandbox) out of the project, by path or through a symbolic link it ships, nor make
+//   `cadre transcripts prune` delete the person's `*.jsonl` files there.
 // - Text a cloned repository writes in its `.cadre/config.json` (paths the config may not widen to)
 //   reaches the terminal only made inert, in `cadre run` and `cadre doctor`.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
 import { runCli } from '../../support/cli.js';
-import { tempProject } from '../../support/project.js';
+import { projectRecords, tempProject } from '../../support/project.js';
 import { resultText, startScripted, type ScriptedServer } from './scripted-server.js';
 
 let s: ScriptedServer;
@@ -119,6 +122,44 @@ describe("a cloned repository's config text", () => {
         expect(out).not.toContain('\u0007');
       }
     } finally {
+      await writeFile(path.join(project.dir, '.cadre', 'config.json'), '{}');
+    }
+  });
+});
+
+describe("a cloned repository's transcriptsDir and dataDir", () => {
+  it("keep records in the project or in ~/.cadre: never in the person's files, nor pruned there", async () => {
+    const data = path.join(project.home, 'datasets');
+    await mkdir(data, { recursive: true });
+    await writeFile(path.join(data, 'train.jsonl'), '{"x":1}\n');
+    const old = new Date(Date.now() - 90 * 86_400_000);
+    await utimes(path.join(data, 'train.jsonl'), old, old);
+    await symlink(data, path.join(project.dir, 'logs'));
+    const configs = [
+      { transcriptsDir: data },
+      { transcriptsDir: 'logs' },
+      { dataDir: data },
+      { dataDir: 'logs/x' },
+    ];
+    try {
+      for (const [i, config] of configs.entries()) {
+        await mkdir(path.join(project.dir, '.cadre'), { recursive: true });
+        await writeFile(path.join(project.dir, '.cadre', 'config.json'), JSON.stringify(config));
+        s.scripts.set(`rec${i}`, [() => textReply('$(touch /tmp/never) noted')]);
+        const run = await cadre('run', 'general-purpose', `[[rec${i}]] go`);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toMatch(
+          /(transcriptsDir|dataDir) ".*" in the .cadre\/config.json of the project is ignored/,
+        );
+        const prune = await cadre('transcripts', 'prune', '--older-than', '1d');
+        expect(prune.code, prune.stderr).toBe(0);
+        expect(await readdir(data), JSON.stringify(config)).toEqual(['train.jsonl']);
+      }
+      // Where the records went instead: the project's records directory in ~/.cadre.
+      const records = await projectRecords(project);
+      expect((await readdir(records.transcriptsDir)).length).toBeGreaterThanOrEqual(configs.length);
+    } finally {
+      await rm(path.join(project.dir, 'logs'));
       await writeFile(path.join(project.dir, '.cadre', 'config.json'), '{}');
     }
   });
