@@ -7,7 +7,8 @@
 //   outside any sandbox) out of the project, by path or through a symbolic link it ships, nor make
 //   `cadre transcripts prune` delete the person's `*.jsonl` files there.
 // - Text a cloned repository writes in its `.cadre/config.json` (paths the config may not widen to)
-//   reaches the terminal only made inert, in `cadre run` and `cadre doctor`.
+//   reaches the terminal only made inert, in `cadre run` and `cadre doctor`; so does a lock file
+//   beside a batch's results file, which `cadre batch` quotes when it refuses.
 import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,7 +103,7 @@ describe.each(['acceptEdits', 'bypassPermissions'])("a batch's results file, in 
 
 describe("a cloned repository's config text", () => {
   const hostile = '\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u001b]0;owned\u0007';
-  it('reaches the terminal inert in the warnings of cadre run and in cadre doctor', async () => {
+  it('reaches the terminal inert in the warnings of cadre run, in cadre doctor and in cadre batch', async () => {
     await mkdir(path.join(project.dir, '.cadre'), { recursive: true });
     await writeFile(
       path.join(project.dir, '.cadre', 'config.json'),
@@ -115,9 +116,21 @@ describe("a cloned repository's config text", () => {
       const run = await cadre('run', 'general-purpose', '[[cfg]] go');
       expect(run.stderr).toMatch(/additionalDirectories "\/outside␛\]52;c;ZXZpbA==␇/);
       expect(run.stderr).toMatch(/allowRead "\/elsewhere␛/);
+      // A lock file beside --out, naming a batch on another machine (so it counts as held).
+      await writeFile(
+        path.join(project.dir, 'held.jsonl.lock'),
+        JSON.stringify({ pid: 1, host: `h${hostile}`, startedAt: 0 }),
+      );
+      await writeFile(
+        path.join(project.dir, 'one.jsonl'),
+        '{"id":"a","agent":"general-purpose","prompt":"go"}\n',
+      );
+      const batch = await cadre('batch', 'one.jsonl', '--out', 'held.jsonl');
+      expect(batch.code).toBe(1);
+      expect(batch.stderr).toMatch(/in use by another cadre batch \(pid 1 on h␛\]52/);
       const doctor = await cadre('doctor');
       expect(doctor.stdout).toMatch(/inside␛\]52/);
-      for (const out of [run.stdout, run.stderr, doctor.stdout, doctor.stderr]) {
+      for (const out of [run.stdout, run.stderr, batch.stderr, doctor.stdout, doctor.stderr]) {
         expect(out).not.toContain('\u001b');
         expect(out).not.toContain('\u0007');
       }
