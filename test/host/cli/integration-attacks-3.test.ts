@@ -9,7 +9,7 @@
 // - Text a cloned repository writes in its `.cadre/config.json` (paths the config may not widen to)
 //   reaches the terminal only made inert, in `cadre run` and `cadre doctor`; so does a lock file
 //   beside a batch's results file, which `cadre batch` quotes when it refuses.
-import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
@@ -174,6 +174,39 @@ describe("a cloned repository's transcriptsDir and dataDir", () => {
     } finally {
       await rm(path.join(project.dir, 'logs'));
       await writeFile(path.join(project.dir, '.cadre', 'config.json'), '{}');
+    }
+  });
+});
+
+describe('a command in bypassPermissions', () => {
+  // KNOWN BREAK, not fixed: a sandboxed command can set the set-user-ID and set-group-ID bits on
+  // files it writes in the project (the project is mounted nosuid, which only stops them inside).
+  // On the host the file keeps them: run as root, cadre leaves a set-user-ID root copy of an
+  // interpreter (`python3 -c 'import os; os.setuid(0); ...'`) that any local user who can reach
+  // the project runs as root; run as another user, one that runs as that user. A fix is either a
+  // seccomp filter refusing chmod/open/mkdir modes with 06000 (bwrap's --seccomp; the unshare
+  // backend has no way to load one) or a scan of the project for such files after every command
+  // (30-100 ms on a 24,000-entry project), and neither fitted this pass.
+  it.skip('leaves no set-user-ID or set-group-ID file in the project', async () => {
+    s.scripts.set('setid', [
+      () =>
+        toolUseReply([
+          {
+            name: 'Bash',
+            input: {
+              command: opaque(
+                'cp /usr/bin/env suid-env && chmod 4755 suid-env; install -m 2755 /usr/bin/env sgid-env; mkdir -p d && cp /usr/bin/env d/x && chmod u+s,g+s d/x; echo planted',
+              ),
+            },
+          },
+        ]),
+      () => textReply('tried'),
+    ]);
+    await cadre('run', 'general-purpose', '[[setid]] go', '--permission-mode', 'bypassPermissions');
+    expect(lastResults('setid')[0]?.text).toContain('planted');
+    for (const file of ['suid-env', 'sgid-env', 'd/x']) {
+      const st = await lstat(path.join(project.dir, file)).catch(() => undefined);
+      expect(((st?.mode ?? 0) & 0o6000).toString(8), file).toBe('0');
     }
   });
 });
