@@ -214,6 +214,26 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
     });
   });
 
+  it("keeps opencode's plugins and config read-only: .opencode, opencode.json, opencode.jsonc", async () => {
+    await files(project, { '.opencode/agent/a.md': 'agent\n' });
+    const attempts = [
+      'mkdir -p .opencode/plugins && echo evil > .opencode/plugins/evil.ts',
+      'echo {} > opencode.json',
+      'echo {} > opencode.jsonc',
+      'mv .opencode .opencode-moved',
+    ];
+    const r = await runIn(
+      backend,
+      project,
+      `${attempts.map((a) => `(${a}) 2>/dev/null`).join('; ')}; echo tried`,
+    );
+    expect(r.stdout).toBe('tried\n');
+    await eventually(async () => {
+      expect((await readdir(path.join(project, '.opencode'))).sort()).toEqual(['agent']);
+      expect((await readdir(project)).sort()).toEqual(['.opencode']);
+    });
+  });
+
   it('holds a missing protected path against concurrent commands, which share its placeholder', async () => {
     const attempt = (delay: number) =>
       runIn(
