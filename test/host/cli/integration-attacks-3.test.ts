@@ -10,6 +10,8 @@
 //   reaches the terminal only made inert, in `cadre run` and `cadre doctor`; so does a lock file
 //   beside a batch's results file, which `cadre batch` quotes when it refuses.
 import { lstat, mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
@@ -208,5 +210,57 @@ describe('a command in bypassPermissions', () => {
       const st = await lstat(path.join(project.dir, file)).catch(() => undefined);
       expect(((st?.mode ?? 0) & 0o6000).toString(8), file).toBe('0');
     }
+  });
+});
+
+describe('a repository nested in the project, in bypassPermissions', () => {
+  // KNOWN BREAK, not fixed: the sandbox keeps the project's own .git/config and hooks read-only, but
+  // a command may write .git/index (to commit) and anything below the project's subdirectories. It
+  // makes a repository of its own in a subdirectory, sets core.fsmonitor in that repository's
+  // config, and adds the subdirectory to the index as a gitlink (`git add evil`: an embedded
+  // repository). The person's next `git status` or `git diff` at the top, on the host, checks the
+  // "submodule" by running git in it, which runs its fsmonitor with the person's environment. A
+  // registered submodule's `sub/.git` file can be swapped for such a directory the same way. The
+  // file tools refuse `sub/.git/config`; commands are not held. A fix must keep every nested
+  // `.git` read-only in the sandbox (those that exist when it starts) and refuse or move aside a
+  // gitlink or nested `.git` a command adds; neither fitted this pass.
+  it.skip("plants nothing the host's git status runs, through a gitlink to a repository of its own", async () => {
+    const ran = path.join(project.home, 'nested-fsmonitor-ran');
+    const repo = path.join(project.home, 'nested-repo');
+    await mkdir(path.join(repo, 'src'), { recursive: true });
+    await writeFile(path.join(repo, 'src', 'a.ts'), 'export const a = 1;\n');
+    const gitEnv = { HOME: project.home, PATH: process.env.PATH ?? '', GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
+        cwd: repo,
+        env: gitEnv,
+        stdio: 'pipe',
+      });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-q', '-m', 'initial');
+    s.scripts.set('nested', [
+      () =>
+        toolUseReply([
+          {
+            name: 'Bash',
+            input: {
+              command: opaque(
+                `export GIT_CONFIG_NOSYSTEM=1; git init -q evil && cd evil && git -c user.name=x -c user.email=x@y commit -q --allow-empty -m x && git config core.fsmonitor "touch ${ran}; false" && cd .. && git add evil 2>/dev/null; git status --short; echo planted`,
+              ),
+            },
+          },
+        ]),
+      () => textReply('tried'),
+    ]);
+    await runCli(
+      ['run', 'general-purpose', '[[nested]] go', '--permission-mode', 'bypassPermissions', '--cwd', repo],
+      { ...s.env, HOME: project.home },
+      repo,
+    );
+    expect(lastResults('nested')[0]?.text).toContain('planted');
+    git('status', '--short');
+    git('diff');
+    expect(existsSync(ran)).toBe(false);
   });
 });
