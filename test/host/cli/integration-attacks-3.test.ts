@@ -213,32 +213,36 @@ describe('a command in bypassPermissions', () => {
   });
 });
 
-describe('a repository nested in the project, in bypassPermissions', () => {
-  // KNOWN BREAK, not fixed: the sandbox keeps the project's own .git/config and hooks read-only, but
-  // a command may write .git/index (to commit) and anything below the project's subdirectories. It
-  // makes a repository of its own in a subdirectory, sets core.fsmonitor in that repository's
-  // config, and adds the subdirectory to the index as a gitlink (`git add evil`: an embedded
-  // repository). The person's next `git status` or `git diff` at the top, on the host, checks the
-  // "submodule" by running git in it, which runs its fsmonitor with the person's environment. A
-  // registered submodule's `sub/.git` file can be swapped for such a directory the same way. The
-  // file tools refuse `sub/.git/config`; commands are not held. A fix must keep every nested
-  // `.git` read-only in the sandbox (those that exist when it starts) and refuse or move aside a
-  // gitlink or nested `.git` a command adds; neither fitted this pass.
-  it.skip("plants nothing the host's git status runs, through a gitlink to a repository of its own", async () => {
+describe('repositories nested in the project, in bypassPermissions', () => {
+  // The sandbox keeps the project's own .git/config and hooks read-only, but a command may write
+  // .git/index (to commit) and the project's subdirectories. A command made a repository of its
+  // own in a subdirectory, set core.fsmonitor in its config and added it as a gitlink (`git add
+  // evil`, an embedded repository): the person's next `git status` or `git diff` at the top, on
+  // the host, checked that "submodule" by running git in it, and with it the fsmonitor. A nested
+  // repository that was already there (a submodule, a vendored clone) was as open to it.
+  it("plant nothing the host's git status runs: a gitlink to a new repository, or an existing one changed", async () => {
     const ran = path.join(project.home, 'nested-fsmonitor-ran');
     const repo = path.join(project.home, 'nested-repo');
     await mkdir(path.join(repo, 'src'), { recursive: true });
     await writeFile(path.join(repo, 'src', 'a.ts'), 'export const a = 1;\n');
     const gitEnv = { HOME: project.home, PATH: process.env.PATH ?? '', GIT_CONFIG_NOSYSTEM: '1' };
-    const git = (...args: string[]) =>
+    const git = (cwd: string, ...args: string[]) =>
       execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
-        cwd: repo,
+        cwd,
         env: gitEnv,
         stdio: 'pipe',
       });
-    git('init', '-q');
-    git('add', '.');
-    git('commit', '-q', '-m', 'initial');
+    const lib = path.join(repo, 'vendor', 'lib');
+    await mkdir(lib, { recursive: true });
+    await writeFile(path.join(lib, 'x.txt'), 'x\n');
+    git(lib, 'init', '-q');
+    git(lib, 'add', '.');
+    git(lib, 'commit', '-q', '-m', 'lib');
+    git(repo, 'init', '-q');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'initial');
+    const libConfig = await readFile(path.join(lib, '.git', 'config'), 'utf8');
+    const evilConfig = `git config core.fsmonitor "touch ${ran}; false"`;
     s.scripts.set('nested', [
       () =>
         toolUseReply([
@@ -246,21 +250,26 @@ describe('a repository nested in the project, in bypassPermissions', () => {
             name: 'Bash',
             input: {
               command: opaque(
-                `export GIT_CONFIG_NOSYSTEM=1; git init -q evil && cd evil && git -c user.name=x -c user.email=x@y commit -q --allow-empty -m x && git config core.fsmonitor "touch ${ran}; false" && cd .. && git add evil 2>/dev/null; git status --short; echo planted`,
+                `export GIT_CONFIG_NOSYSTEM=1; git init -q evil && cd evil && git -c user.name=x -c user.email=x@y commit -q --allow-empty -m x && ${evilConfig}; cd ..; git add evil 2>/dev/null; ` +
+                  `(cd vendor/lib && ${evilConfig}) 2>/dev/null; rm -rf vendor/lib/.git 2>/dev/null; mv vendor vendor-moved 2>/dev/null; echo planted`,
               ),
             },
           },
         ]),
       () => textReply('tried'),
     ]);
-    await runCli(
+    const r = await runCli(
       ['run', 'general-purpose', '[[nested]] go', '--permission-mode', 'bypassPermissions', '--cwd', repo],
       { ...s.env, HOME: project.home },
       repo,
     );
-    expect(lastResults('nested')[0]?.text).toContain('planted');
-    git('status', '--short');
-    git('diff');
+    const result = lastResults('nested')[0]?.text ?? '';
+    expect(result).toContain('planted');
+    expect(result + r.stderr).toMatch(/evil\/\.git is a git repository a command made inside the project/);
+    expect(existsSync(path.join(repo, 'evil', '.git'))).toBe(false);
+    expect(await readFile(path.join(lib, '.git', 'config'), 'utf8')).toBe(libConfig);
+    git(repo, 'status', '--short');
+    git(repo, 'diff');
     expect(existsSync(ran)).toBe(false);
   });
 });
