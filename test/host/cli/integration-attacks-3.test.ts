@@ -8,7 +8,8 @@
 //   `cadre transcripts prune` delete the person's `*.jsonl` files there.
 // - Text a cloned repository writes in its `.cadre/config.json` (paths the config may not widen to)
 //   reaches the terminal only made inert, in `cadre run` and `cadre doctor`; so does a lock file
-//   beside a batch's results file, which `cadre batch` quotes when it refuses.
+//   beside a batch's results file, which `cadre batch` quotes when it refuses, and a file name in a
+//   project's own transcriptsDir, which `cadre transcripts prune` lists.
 import { lstat, mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -105,7 +106,7 @@ describe.each(['acceptEdits', 'bypassPermissions'])("a batch's results file, in 
 
 describe("a cloned repository's config text", () => {
   const hostile = '\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u001b]0;owned\u0007';
-  it('reaches the terminal inert in the warnings of cadre run, in cadre doctor and in cadre batch', async () => {
+  it('reaches the terminal inert in cadre run, doctor, batch and transcripts prune', async () => {
     await mkdir(path.join(project.dir, '.cadre'), { recursive: true });
     await writeFile(
       path.join(project.dir, '.cadre', 'config.json'),
@@ -130,9 +131,22 @@ describe("a cloned repository's config text", () => {
       const batch = await cadre('batch', 'one.jsonl', '--out', 'held.jsonl');
       expect(batch.code).toBe(1);
       expect(batch.stderr).toMatch(/in use by another cadre batch \(pid 1 on h␛\]52/);
+      // An old "transcript" the repository ships in a transcriptsDir of its own, which prune lists.
+      await mkdir(path.join(project.dir, 'logs'), { recursive: true });
+      const shipped = path.join(project.dir, 'logs', `old${hostile}.jsonl`);
+      await writeFile(shipped, '{}\n');
+      const old = new Date(Date.now() - 90 * 86_400_000);
+      await utimes(shipped, old, old);
+      await writeFile(
+        path.join(project.dir, '.cadre', 'config.json'),
+        JSON.stringify({ transcriptsDir: 'logs', sandbox: { allowRead: [`inside${hostile}`] } }),
+      );
+      const prune = await cadre('transcripts', 'prune', '--older-than', '1d');
+      expect(prune.stdout).toMatch(/removed .*old␛\]52/);
+      await rm(path.join(project.dir, 'logs'), { recursive: true });
       const doctor = await cadre('doctor');
       expect(doctor.stdout).toMatch(/inside␛\]52/);
-      for (const out of [run.stdout, run.stderr, batch.stderr, doctor.stdout, doctor.stderr]) {
+      for (const out of [run.stdout, run.stderr, batch.stderr, prune.stdout, doctor.stdout, doctor.stderr]) {
         expect(out).not.toContain('\u001b');
         expect(out).not.toContain('\u0007');
       }
