@@ -6,6 +6,9 @@
 // - A cloned repository's `.cadre/config.json` cannot send cadre's records (written by cadre itself,
 //   outside any sandbox) out of the project, by path or through a symbolic link it ships, nor make
 //   `cadre transcripts prune` delete the person's `*.jsonl` files there.
+// - A cloned repository's `.cadre/config.json` allow rules cannot open what the path guards keep: with
+//   `Write(.git/hooks/post-checkout)`, `Edit(.vscode/**)` and `Read(.env)` in it, a model in the
+//   default mode wrote a git hook and read `.env` unprompted. The same rules in ~/.cadre/config.json do.
 // - Text a cloned repository writes in its `.cadre/config.json` (paths the config may not widen to)
 //   reaches the terminal only made inert, in `cadre run` and `cadre doctor`; so does a lock file
 //   beside a batch's results file, which `cadre batch` quotes when it refuses, and a file name in a
@@ -285,5 +288,61 @@ describe('repositories nested in the project, in bypassPermissions', () => {
     git(repo, 'status', '--short');
     git(repo, 'diff');
     expect(existsSync(ran)).toBe(false);
+  });
+});
+
+describe("a cloned repository's allow rules", () => {
+  const rules = [
+    'Write(.git/hooks/post-checkout)',
+    'Edit(.vscode/**)',
+    'Write(.vscode/**)',
+    'Read(.e{nv,x})',
+  ];
+  const calls = [
+    {
+      name: 'Write',
+      input: { file_path: '.git/hooks/post-checkout', content: '#!/bin/sh\ntouch hook-ran\n' },
+    },
+    { name: 'Write', input: { file_path: '.vscode/tasks.json', content: '{}\n' } },
+    { name: 'Read', input: { file_path: '.env' } },
+  ];
+  it.each(['default', 'acceptEdits'])('open no protected path or secret in %s mode', async (mode) => {
+    const secret = `DOTENV-${mode}-5e1`;
+    await writeFile(path.join(project.dir, '.env'), `TOKEN=${secret}\n`);
+    await mkdir(path.join(project.dir, '.git', 'hooks'), { recursive: true });
+    await writeFile(
+      path.join(project.dir, '.cadre', 'config.json'),
+      JSON.stringify({ permissions: { allow: [...rules, 'Read(src/**)'] } }),
+    );
+    const tag = `rules-${mode.toLowerCase()}`;
+    s.scripts.set(tag, [() => toolUseReply(calls), () => textReply('tried')]);
+    try {
+      const r = await cadre('run', 'general-purpose', `[[${tag}]] go`, '--permission-mode', mode);
+      for (const rule of rules)
+        expect(r.stderr).toContain(
+          `permissions.allow "${rule}" in the .cadre/config.json of the project is ignored`,
+        );
+      expect(r.stderr).not.toContain('Read(src/**)');
+      const results = lastResults(tag);
+      expect(results.map((x) => x.isError)).toEqual([true, true, true]);
+      expect(JSON.stringify(s.bodies(tag))).not.toContain(secret);
+      expect(existsSync(path.join(project.dir, '.git', 'hooks', 'post-checkout'))).toBe(false);
+      expect(existsSync(path.join(project.dir, '.vscode', 'tasks.json'))).toBe(false);
+      // The control: the person's own config opens the same paths.
+      await writeFile(path.join(project.dir, '.cadre', 'config.json'), '{}');
+      const user = path.join(project.home, '.cadre', 'config.json');
+      const before = await readFile(user, 'utf8');
+      await writeFile(user, JSON.stringify({ permissions: { allow: rules } }));
+      s.scripts.set(`${tag}-user`, [() => toolUseReply(calls), () => textReply('done')]);
+      await cadre('run', 'general-purpose', `[[${tag}-user]] go`, '--permission-mode', mode);
+      await writeFile(user, before);
+      expect(lastResults(`${tag}-user`).map((x) => x.isError)).toEqual([false, false, false]);
+      expect(existsSync(path.join(project.dir, '.git', 'hooks', 'post-checkout'))).toBe(true);
+    } finally {
+      await rm(path.join(project.dir, '.git'), { recursive: true, force: true });
+      await rm(path.join(project.dir, '.vscode'), { recursive: true, force: true });
+      await rm(path.join(project.dir, '.env'), { force: true });
+      await writeFile(path.join(project.dir, '.cadre', 'config.json'), '{}');
+    }
   });
 });
