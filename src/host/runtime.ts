@@ -25,6 +25,7 @@ import { projectDirOf, runtimeConfig } from './runtime-config.js';
 import { startExecutor } from './runtime-executor.js';
 import type { WorkerEntries } from './pool/worker-flags.js';
 import { taskStarters } from './runtime-tasks.js';
+import { terminalText } from './terminal-text.js';
 
 /** How to create a runtime. Everything is optional. */
 export interface RuntimeOptions {
@@ -59,6 +60,11 @@ export interface RuntimeOptions {
   /** Record model exchanges to this cassette file / replay one. */
   record?: string;
   replay?: string;
+  /**
+   * More files that are cadre's records while this runtime runs (a batch's results file and its
+   * lock): no file tool reads or changes them, and commands do not see them, in any mode.
+   */
+  recordFiles?: readonly string[];
   /** How long an idle worker thread is kept before it exits (default 30 s). */
   threadIdleTimeoutMs?: number;
   /**
@@ -198,6 +204,7 @@ export async function startRuntime(options: RuntimeOptions, workers?: WorkerEntr
       options.record,
       options.replay,
       options.registryCacheDir,
+      ...(options.recordFiles ?? []),
     ]);
   } catch (error) {
     await pool?.close();
@@ -254,7 +261,9 @@ function sandboxGate(
   options: Pick<RuntimeOptions, 'onWarning'>,
 ): SandboxGate {
   const warn: WarningSink =
-    options.onWarning ?? ((message) => void process.stderr.write(`cadre: warning: ${message}\n`));
+    options.onWarning ??
+    ((message) =>
+      void process.stderr.write(`cadre: warning: ${terminalText(message, { multiline: false })}\n`));
   for (const message of config.projectWarnings) warn(message);
   // cadre's records (every project's transcripts and audit logs, cassettes) are hidden from
   // commands like secrets, so no command reads or edits another run's records.

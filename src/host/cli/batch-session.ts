@@ -95,7 +95,8 @@ export async function runBatchSession(
       ...settings.flags,
       ...(settings.concurrency ? { concurrency: String(settings.concurrency) } : {}),
     },
-    { askTrust: false },
+    // The results file holds every other task's result: no task's agent may read or forge it.
+    { askTrust: false, recordFiles: [outPath, `${outPath}.lock`, `${outPath}.torn`] },
   );
   try {
     const parsed = parseTaskFile(

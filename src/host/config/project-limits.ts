@@ -6,11 +6,67 @@
 // - `permissions.additionalDirectories` outside the project: the file tools and commands would
 //   read there;
 // - a provider's `apiKeyEnv` / `authTokenEnv`: the person's key would go to a server the
-//   repository names.
+//   repository names;
+// - an allow rule naming what the path guards keep (a secret such as `.env`, a protected path such
+//   as `.git/hooks`, `package.json`): only the person may open those to agents;
+// - `transcriptsDir` or `dataDir` outside the project: cadre itself, outside any sandbox, would
+//   write records (model text included) wherever the repository says, and `cadre transcripts
+//   prune` would delete `*.jsonl` files there.
+import { resolvePathSync } from '../capabilities/fs/resolve-sync.js';
 import { isUnder } from '../capabilities/policy/path-match.js';
+import { PROTECTED_PATHS, protectedEntry } from '../capabilities/policy/protected-paths.js';
+import { findSensitive } from '../capabilities/policy/sensitive.js';
 import type { ConfigFile } from './schema.js';
 
 const WHERE = '.cadre/config.json of the project';
+
+/**
+ * Whether `dir` is in `projectDir` where it really leads: cadre writes its records there itself, so
+ * a symbolic link the repository ships (`logs -> ~/data`) must not carry them out. A path that
+ * cannot be resolved counts as outside.
+ */
+function leadsUnder(dir: string, projectDir: string): boolean {
+  try {
+    return isUnder(resolvePathSync(dir, '/').real, resolvePathSync(projectDir, '/').real);
+  } catch {
+    return false;
+  }
+}
+
+/** Rule tools whose specifier is a path, which a rule naming a guarded path opens. */
+const PATH_RULE = /^(Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS)\(([\s\S]*)\)$/;
+
+/** A specifier's forms with each `{a,b}` group expanded (capped: past it, every group is kept whole). */
+function braceForms(spec: string): string[] {
+  let forms = [spec];
+  for (let i = 0; i < 6 && forms.some((f) => /\{[^{}]*\}/.test(f)); i++)
+    forms = forms.flatMap((f) => {
+      const m = /\{([^{}]*)\}/.exec(f);
+      return m
+        ? m[1]!.split(',').map((alt) => f.slice(0, m.index) + alt + f.slice(m.index + m[0].length))
+        : [f];
+    });
+  return forms;
+}
+
+/**
+ * Whether a path rule's specifier names what the path guards keep: a secret, a protected path, git's
+ * internals or a package.json, with its wildcards made neutral (`Edit(.vscode/**)` names `.vscode`;
+ * `Edit(**)` names nothing), as the guards judge an allow rule.
+ */
+function namesGuarded(spec: string): boolean {
+  return braceForms(spec).some((form) => {
+    const p = form.replace(/\[[^\]]*\]|[*?]+/g, 'x');
+    const rel = p.replace(/^\/+/, '').replace(/^~\//, '');
+    const segs = rel.toLowerCase().split('/');
+    return (
+      findSensitive(p) !== undefined ||
+      protectedEntry(rel, PROTECTED_PATHS) !== undefined ||
+      segs.includes('.git') ||
+      segs.includes('package.json')
+    );
+  });
+}
 
 /** The project file with what it may not set taken out, and one warning for each thing taken. */
 export function limitProjectConfig(
@@ -28,6 +84,17 @@ export function limitProjectConfig(
         `permissions.defaultMode "bypassPermissions" in the ${WHERE} is ignored: a project cannot turn prompts off; pass --permission-mode bypassPermissions, or set it in ~/.cadre/config.json`,
       );
     }
+    const opening = (permissions.allow ?? []).filter((rule) => {
+      const spec = PATH_RULE.exec(rule.trim())?.[2]?.trim();
+      return spec !== undefined && namesGuarded(spec);
+    });
+    if (opening.length > 0) {
+      permissions.allow = (permissions.allow ?? []).filter((entry) => !opening.includes(entry));
+      for (const entry of opening)
+        warnings.push(
+          `permissions.allow "${entry}" in the ${WHERE} is ignored: a project cannot open a secret, a protected path or package.json to agents; add the rule to ~/.cadre/config.json`,
+        );
+    }
     const dirs = permissions.additionalDirectories ?? [];
     const outside = dirs.filter((d) => !isUnder(resolve(d), projectDir));
     if (outside.length > 0) {
@@ -38,6 +105,15 @@ export function limitProjectConfig(
         );
     }
     out.permissions = permissions;
+  }
+  for (const key of ['transcriptsDir', 'dataDir'] as const) {
+    const dir = project[key];
+    if (dir !== undefined && !leadsUnder(resolve(dir), projectDir)) {
+      delete out[key];
+      warnings.push(
+        `${key} "${resolve(dir)}" in the ${WHERE} is ignored: a project can keep cadre's records outside itself only through ~/.cadre/config.json`,
+      );
+    }
   }
   if (project.providers !== undefined) {
     const providers: NonNullable<ConfigFile['providers']> = {};

@@ -114,6 +114,9 @@ describe('protected paths for the file tools', () => {
     '.cursor/mcp.json',
     '.gemini/settings.json',
     '.continue/config.yaml',
+    '.opencode/plugins/evil.ts',
+    'opencode.json',
+    'opencode.jsonc',
     'packages/web/.husky/pre-push',
     '.HUSKY/pre-commit',
   ];

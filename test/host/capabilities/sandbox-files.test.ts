@@ -214,6 +214,59 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
     });
   });
 
+  it("keeps opencode's plugins and config read-only: .opencode, opencode.json, opencode.jsonc", async () => {
+    await files(project, { '.opencode/agent/a.md': 'agent\n' });
+    const attempts = [
+      'mkdir -p .opencode/plugins && echo evil > .opencode/plugins/evil.ts',
+      'echo {} > opencode.json',
+      'echo {} > opencode.jsonc',
+      'mv .opencode .opencode-moved',
+    ];
+    const r = await runIn(
+      backend,
+      project,
+      `${attempts.map((a) => `(${a}) 2>/dev/null`).join('; ')}; echo tried`,
+    );
+    expect(r.stdout).toBe('tried\n');
+    await eventually(async () => {
+      expect((await readdir(path.join(project, '.opencode'))).sort()).toEqual(['agent']);
+      expect((await readdir(project)).sort()).toEqual(['.opencode']);
+    });
+  });
+
+  it("keeps nested repositories' .git read-only and moves aside one a command makes", async () => {
+    // A gitlink to either would make the host's `git status` run git, and its config, in it.
+    await files(project, {
+      'vendor/lib/.git/config': '[core]\n',
+      'sub/.git': 'gitdir: ../.git/modules/sub\n',
+      'sub/file.txt': 'x\n',
+    });
+    const attempts = [
+      'echo "[core] fsmonitor = x" > vendor/lib/.git/config',
+      'rm -rf vendor/lib/.git',
+      'mv vendor vendor-moved',
+      'rm -f sub/.git',
+      'mkdir -p evil/.git && echo "[core] fsmonitor = x" > evil/.git/config',
+      'mkdir -p deep/er && echo "gitdir: ../../evil-dir" > deep/er/.git',
+    ];
+    const r = await runIn(
+      backend,
+      project,
+      `${attempts.map((a) => `(${a}) 2>/dev/null`).join('; ')}; echo tried`,
+    );
+    expect(r.stdout).toBe('tried\n');
+    expect(await readFile(path.join(project, 'vendor', 'lib', '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect(await readFile(path.join(project, 'sub', '.git'), 'utf8')).toBe('gitdir: ../.git/modules/sub\n');
+    expect(existsSync(path.join(project, 'evil', '.git'))).toBe(false);
+    expect(existsSync(path.join(project, 'deep', 'er', '.git'))).toBe(false);
+    expect(r.notices?.join('\n')).toMatch(/deep\/er\/\.git is a git repository a command made/);
+    expect(r.notices?.join('\n')).toMatch(/evil\/\.git is a git repository a command made/);
+    // Moved, not deleted: the person can look at what the command made.
+    const quarantine = path.join(project, '.cadre', 'quarantine');
+    const [batch] = await readdir(quarantine);
+    expect((await readdir(path.join(quarantine, batch as string))).sort()).toEqual(['deep', 'evil']);
+  });
+
   it('holds a missing protected path against concurrent commands, which share its placeholder', async () => {
     const attempt = (delay: number) =>
       runIn(

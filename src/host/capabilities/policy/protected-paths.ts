@@ -28,10 +28,16 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.claude',
   '.cadre',
   // Other agents' and editors' configuration that starts programs when the project is opened in
-  // them: MCP servers (Cursor, Gemini CLI) and Continue's whole directory (its config and tools).
+  // them: MCP servers (Cursor, Gemini CLI), Continue's and opencode's whole directories (their
+  // config, tools and plugins).
   '.cursor/mcp.json',
   '.gemini/settings.json',
   '.continue',
+  // opencode loads every plugin in `.opencode/plugins/` at start, and its project config
+  // (`opencode.json`, `opencode.jsonc`, also under `.opencode/`) names plugins and MCP servers.
+  '.opencode',
+  'opencode.json',
+  'opencode.jsonc',
   // Shell startup files: they run in every new shell, which matters when the project is a home
   // directory (cadre run from ~).
   '.bashrc',

@@ -10,6 +10,7 @@ import { isUnder } from '../policy/path-match.js';
 import { projectHooksPath } from './git-hooks.js';
 import { collectHidden, type HideContext } from './hide.js';
 import { homeEntries, isCredential } from './home.js';
+import { nestedGitPaths, withNestedGitCheck } from './nested-git.js';
 import { protectProject, type Protection } from './protect.js';
 import type { SystemView } from './system-view.js';
 import type { TreeScanner } from './tree-scan.js';
@@ -149,7 +150,14 @@ export async function planSandbox(
     views.push({ op: { kind: 'ro-bind', source: p, target: p }, at: p, order: 1 });
   views.sort((a, b) => depth(a.at) - depth(b.at) || a.order - b.order || a.at.localeCompare(b.at));
   const hooks = projectHooksPath(req.projectDir, req.home);
-  const protection = await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks]));
+  // Repositories nested in the project are held like the project's own .git (nested-git.ts).
+  const nested = await nestedGitPaths(req.projectDir, scanner);
+  const protection = withNestedGitCheck(
+    await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks, ...nested])),
+    req.projectDir,
+    scanner,
+    nested,
+  );
   try {
     const visibleRoots = [...system.roots.filter((r) => r.kind === 'dir').map((r) => r.path), ...toolchains];
     const hidden = await collectHidden(

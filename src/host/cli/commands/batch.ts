@@ -9,7 +9,7 @@ import { TaskStatus } from '../../../shared/task.js';
 import { lockResults } from '../../batch/out-lock.js';
 import { exitWithSupervisor, superviseBatch, SUPERVISED_ENV } from '../batch-supervisor.js';
 import { runBatchSession, type BatchSettings, repairAndWarn } from '../batch-session.js';
-import { UsageError, type CliContext } from '../context.js';
+import { globalOptions, UsageError, type CliContext } from '../context.js';
 import { addRunFlags, modelFlag, permissionMode, rangedFlag, type RunFlags } from './run-options.js';
 
 interface BatchFlags extends RunFlags {
@@ -52,8 +52,10 @@ export function registerBatchCommand(program: Command, ctx: CliContext): void {
         return;
       }
       // One batch per results file: this process holds the lock for the whole invocation.
+      // The message quotes the lock file, which anyone who could write beside --out may have written.
+      const { clean } = await globalOptions(command, ctx);
       const lock = await lockResults(outPath).catch((error: unknown) => {
-        ctx.io.stderr(`batch: ${(error as Error).message}\n`);
+        ctx.io.stderr(`batch: ${clean.line((error as Error).message)}\n`);
         return undefined;
       });
       if (lock === undefined) {

@@ -65,7 +65,9 @@ export function registerDoctorCommand(program: Command, ctx: CliContext): void {
     .option('--json', 'print the report as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       const report = await doctorReport(command, ctx);
-      ctx.io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctor(report));
+      // The report quotes config (a project's paths, its errors): made inert for the terminal.
+      const { clean } = await globalOptions(command, ctx);
+      ctx.io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : clean.block(formatDoctor(report)));
       ctx.exitCode = report.ok ? 0 : 1;
     });
 }

@@ -70,12 +70,13 @@ export function permissionMode(value: string | undefined): PermissionMode | unde
  * Builds the runtime for a command from the global and run flags. `approvals` answers asks
  * (default: deny). `askTrust: false` (batches, chat) never asks on the terminal whether to trust
  * project MCP servers: untrusted ones are refused, with a notice naming `cadre mcp trust`.
+ * `recordFiles` are kept from every agent as cadre's records (a batch's results file).
  */
 export async function runtimeFromFlags(
   command: Command,
   ctx: CliContext,
   flags: RunFlags,
-  options: { askTrust?: boolean; approvals?: Resolver } = {},
+  options: { askTrust?: boolean; approvals?: Resolver; recordFiles?: readonly string[] } = {},
 ): Promise<Runtime> {
   const global = await globalOptions(command, ctx);
   const mode = permissionMode(flags.permissionMode);
@@ -105,12 +106,14 @@ export async function runtimeFromFlags(
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
     ...(approvals ? { approvals } : {}),
-    onWarning: (message) => ctx.io.stderr(`cadre: warning: ${message}\n`),
+    ...(options.recordFiles ? { recordFiles: options.recordFiles } : {}),
+    // Warnings quote the project's own config (paths it may not widen to): made inert like model text.
+    onWarning: (message) => ctx.io.stderr(`cadre: warning: ${global.clean.line(message)}\n`),
   });
   // A broken agent file never stops the others; say what was skipped (its text made inert).
   for (const issue of runtime.registry.errors)
     ctx.io.stderr(`cadre: warning: ${global.clean.line(formatIssue(issue))}\n`);
-  for (const notice of runtime.notices) ctx.io.stderr(`cadre: ${notice}\n`);
+  for (const notice of runtime.notices) ctx.io.stderr(`cadre: ${global.clean.line(notice)}\n`);
   // `provider:model` must name a configured provider: said now, not once per run.
   if (model !== undefined) {
     try {

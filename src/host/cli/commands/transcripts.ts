@@ -43,7 +43,8 @@ export function registerTranscripts(program: Command, ctx: CliContext): void {
       }
       const result = await pruneTranscripts(dir, age.ms, { dryRun: opts.dryRun === true });
       const verb = opts.dryRun ? 'would remove' : 'removed';
-      for (const file of result.removed) ctx.io.stdout(`${verb} ${file}\n`);
+      // A project's own transcriptsDir may hold files a cloned repository named: inert on the terminal.
+      for (const file of result.removed) ctx.io.stdout(`${verb} ${options.clean.line(file)}\n`);
       const noun = (n: number) => (n === 1 ? 'transcript' : 'transcripts');
       ctx.io.stdout(
         `${verb} ${result.removed.length} ${noun(result.removed.length)} older than ${opts.olderThan} from ${dir}; kept ${result.kept}\n`,
