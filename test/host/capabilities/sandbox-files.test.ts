@@ -265,6 +265,9 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
     const quarantine = path.join(project, '.cadre', 'quarantine');
     const [batch] = await readdir(quarantine);
     expect((await readdir(path.join(quarantine, batch as string))).sort()).toEqual(['deep', 'evil']);
+    // Kept under another name, so it is no repository a gitlink could lead the host's git into.
+    expect(await readdir(path.join(quarantine, batch as string, 'evil'))).toEqual(['.git-quarantined']);
+    expect(await readdir(path.join(quarantine, batch as string, 'deep', 'er'))).toEqual(['.git-quarantined']);
   });
 
   it('holds a missing protected path against concurrent commands, which share its placeholder', async () => {

@@ -3,7 +3,8 @@
 // that directory's own `.git` (its config's core.fsmonitor, its filters); and a command may write
 // the index (to commit), so it may add a gitlink to a repository of its own making. So every
 // nested `.git` that exists when a command starts is kept read-only with the protected paths, and
-// one that a command made is moved aside to `.cadre/quarantine/` when it ends.
+// one that a command made is moved aside to `.cadre/quarantine/`, renamed so that it is no longer
+// a repository, when it ends.
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
@@ -38,9 +39,13 @@ export async function nestedGitPaths(projectDir: string, scanner: TreeScanner): 
     .sort();
 }
 
-/** Moves a nested `.git` a command made out of the project's tree, saying where. */
+/**
+ * Moves a nested `.git` a command made out of the project's tree, saying where. It is kept as
+ * `.git-quarantined`: under its own name it would still be a repository (a later command could
+ * point a gitlink at it, and the host's git would run its config), under another it is inert.
+ */
 async function moveAside(projectDir: string, batch: string, rel: string): Promise<string> {
-  const dest = path.join(projectDir, '.cadre', 'quarantine', batch, rel);
+  const dest = path.join(projectDir, '.cadre', 'quarantine', batch, `${rel}-quarantined`);
   try {
     await mkdir(path.dirname(dest), { recursive: true });
     await rename(path.join(projectDir, rel), dest);
@@ -63,6 +68,7 @@ export function withNestedGitCheck(
   const known = new Set(before);
   return {
     mounts: protection.mounts,
+    placeholders: protection.placeholders,
     async release() {
       const notes = await protection.release();
       const after = await nestedGitPaths(projectDir, scanner).catch((error: Error) => error);
