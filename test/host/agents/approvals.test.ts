@@ -7,6 +7,7 @@ import { callbackResolver } from '../../../src/host/approvals/resolvers.js';
 import type { ApprovalRequest, ResolverAnswer } from '../../../src/host/approvals/types.js';
 import type { toolResults } from '../../support/fake-anthropic.js';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
+import { until } from '../../support/until.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -267,10 +268,10 @@ describe('one authorization step for every agent', () => {
       },
     );
     const run = h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
-    // All three ask; one is shown, two wait behind it.
-    for (let i = 0; i < 100 && h.runtime.stats().runs < 4; i++) await sleep(20);
-    for (let i = 0; i < 100 && asked.length === 0; i++) await sleep(20);
-    await sleep(300);
+    // All three ask; one is shown, two wait behind it. Waiting for the three (not for a time) is
+    // what makes the answer below one that covers queued requests, on a machine of any speed.
+    const { runtime } = h;
+    await until(() => runtime.approvals.pending().length === 3, 'all three Bash calls to ask');
     expect(asked).toHaveLength(1);
     answerFirst?.({ decision: 'allow', scope: 'session' });
     expect((await run).status).toBe('completed');

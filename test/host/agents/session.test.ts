@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events.js';
 import { agentCatalogue } from '../../../src/host/agents/catalogue.js';
 import { systemText, textReply, toolUseReply } from '../../support/fake-anthropic.js';
+import { until } from '../../support/until.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -90,14 +91,15 @@ describe('sessions', () => {
       },
       { lead: { tools: ['Task', 'TaskOutput'] }, worker: { tools: ['Read'] } },
     );
+    const { runtime } = h;
     const ends: AgentEvent[] = [];
     const plain = await h.runtime.task(
       { subagent_type: 'lead', prompt: 'go' },
       { onEvent: (e) => ends.push(e) },
     );
     await plain.result;
-    for (let i = 0; i < 100 && h.runtime.stats().runs > 0; i++) await sleep(20);
-    expect(h.runtime.stats().runs).toBe(0);
+    // The cancelled background worker ends when its thread does: wait for that, not for 2 s.
+    await until(() => runtime.stats().runs === 0, 'the background worker to end with its lead');
     const worker = ends.find((e) => e.type === 'agent-end' && e.output.agentType === 'worker');
     expect(worker?.type === 'agent-end' && worker.output.error?.reason).toBe('parent_cancelled');
 
@@ -109,7 +111,7 @@ describe('sessions', () => {
     await sleep(200);
     expect(h.runtime.stats().runs).toBe(1);
     session.stop();
-    for (let i = 0; i < 100 && h.runtime.stats().runs > 0; i++) await sleep(20);
+    await until(() => runtime.stats().runs === 0, 'the stopped session to end its background worker');
     const stopped = sessionEvents.find((e) => e.type === 'agent-end' && e.output.agentType === 'worker');
     expect(stopped?.type === 'agent-end' && stopped.output.error?.reason).toBe('user_cancelled');
   });
