@@ -130,7 +130,10 @@ describe('runCommand', () => {
       killGraceMs: 200,
     });
     expect(r.stdout).toBe('done\n');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The SIGKILL comes 200 ms after the command's end, on a timer a loaded machine runs late:
+    // poll for the leftover's end (a `sleep 1000` that survives is still there after 5 s).
+    for (let i = 0; i < 100 && (await survivors(sleep)).length > 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await survivors(sleep)).toEqual([]);
   });
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../../src/host/capabilities/exec.js';
-import { runIn, sandboxBackends, survivors, token } from './sandbox-fixture.js';
+import { runIn, sandboxBackends, survivorsAfter, token } from './sandbox-fixture.js';
 
 const { available } = await sandboxBackends();
 
@@ -139,8 +139,7 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
       `setsid sleep 1000 ${marker} >/dev/null 2>&1 < /dev/null & nohup sleep 1000 ${marker} >/dev/null 2>&1 & disown; echo started`,
     );
     expect(r.stdout).toBe('started\n');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await survivors(marker)).toEqual([]);
+    expect(await survivorsAfter(marker)).toEqual([]);
   });
 
   it('gives commands a minimal environment without the host secrets', async () => {
