@@ -21,6 +21,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('sessions', () => {
   it('a background run started in one turn outlives it and is collected in the next', async () => {
     let bgId = '';
+    // The worker answers once the first turn has been checked: with a fixed delay instead, a slow
+    // lead turn could end after the worker, which then no longer outlives it.
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
     h = await startHarness(
       {
         lead: ({ req, results }) => {
@@ -49,7 +53,10 @@ describe('sessions', () => {
             return toolUseReply([{ name: 'TaskOutput', input: { agent_id: bgId, timeout: 10 } }]);
           return textReply(`collected: ${JSON.stringify(results)}`);
         },
-        worker: () => textReply('background report', { latencyMs: 1200 }),
+        worker: async () => {
+          await answered;
+          return textReply('background report');
+        },
       },
       { lead: { tools: ['Task', 'TaskOutput', 'TaskStop'] }, worker: { tools: ['Read'] } },
     );
@@ -61,6 +68,7 @@ describe('sessions', () => {
     expect(h.runtime.stats().runs).toBe(1);
     const start = events.find((e) => e.type === 'agent-start' && e.agentType === 'worker');
     expect(start).toMatchObject({ background: true, parentId: first.agentId });
+    answer();
     const second = await (
       await session.task({ subagent_type: 'lead', prompt: 'collect it', resume: first.agentId })
     ).result;
