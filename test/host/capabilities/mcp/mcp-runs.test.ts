@@ -143,7 +143,7 @@ describe('MCP tools in runs', () => {
     const auditLog = h.runtime.records.auditLog;
     expect(auditLog.startsWith(path.join(h.home, '.cadre', 'projects'))).toBe(true);
     let text = '';
-    for (let i = 0; i < 100 && (text.match(/mcp\.call/g) ?? []).length < 2; i++) {
+    for (let i = 0; i < 500 && (text.match(/mcp\.call/g) ?? []).length < 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
       text = await readFile(auditLog, 'utf8').catch(() => '');
     }
