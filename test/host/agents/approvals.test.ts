@@ -124,15 +124,16 @@ describe('one authorization step for every agent', () => {
             : textReply(`lead saw: ${JSON.stringify(results[0] ?? {}).slice(0, 400)}`),
         worker: () => textReply('worker report'),
       },
-      // The lead's timeout (2 s: its child's thread start and two model calls run on its clock,
-      // with room for a loaded machine) is shorter than the person takes to answer (2.5 s).
-      { lead: { tools: ['Task'], timeout: 2 }, worker: { tools: ['Read'] } },
+      // The lead's timeout (4 s: its own and its child's thread starts and three model calls run on
+      // its clock, several times that on a loaded machine) is shorter than the person takes to
+      // answer (5 s): the lead completes only if its clock stood still while the person answered.
+      { lead: { tools: ['Task'], timeout: 4 }, worker: { tools: ['Read'] } },
       {
         // An ask rule makes the launch ask, whatever the mode.
         files: { '.cadre/config.json': JSON.stringify({ permissions: { ask: ['Task(worker)'] } }) },
         approvals: callbackResolver(async (request) => {
           asked.push(request);
-          await sleep(2500);
+          await sleep(5000);
           return answer;
         }),
       },
