@@ -3,7 +3,7 @@
 // bound only there to stop a hang passes on a loaded machine and is no slower on a fast one.
 
 /** How long `until` waits by default: far past any honest wait, well inside a test's timeout. */
-export const UNTIL_MS = 20_000;
+const UNTIL_MS = 20_000;
 
 /** Polls `check` every 20 ms until it holds; fails naming `what` after `ms`. */
 export async function until(check: () => boolean, what: string, ms = UNTIL_MS): Promise<void> {
