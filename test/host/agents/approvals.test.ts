@@ -7,6 +7,7 @@ import { callbackResolver } from '../../../src/host/approvals/resolvers.js';
 import type { ApprovalRequest, ResolverAnswer } from '../../../src/host/approvals/types.js';
 import type { toolResults } from '../../support/fake-anthropic.js';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
+import { until } from '../../support/until.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -123,15 +124,16 @@ describe('one authorization step for every agent', () => {
             : textReply(`lead saw: ${JSON.stringify(results[0] ?? {}).slice(0, 400)}`),
         worker: () => textReply('worker report'),
       },
-      // The lead's timeout (2 s: its child's thread start and two model calls run on its clock,
-      // with room for a loaded machine) is shorter than the person takes to answer (2.5 s).
-      { lead: { tools: ['Task'], timeout: 2 }, worker: { tools: ['Read'] } },
+      // The lead's timeout (4 s: its own and its child's thread starts and three model calls run on
+      // its clock, several times that on a loaded machine) is shorter than the person takes to
+      // answer (5 s): the lead completes only if its clock stood still while the person answered.
+      { lead: { tools: ['Task'], timeout: 4 }, worker: { tools: ['Read'] } },
       {
         // An ask rule makes the launch ask, whatever the mode.
         files: { '.cadre/config.json': JSON.stringify({ permissions: { ask: ['Task(worker)'] } }) },
         approvals: callbackResolver(async (request) => {
           asked.push(request);
-          await sleep(2500);
+          await sleep(5000);
           return answer;
         }),
       },
@@ -219,9 +221,10 @@ describe('one authorization step for every agent', () => {
       },
     );
     const handle = await h.runtime.task({ subagent_type: 'lead', prompt: 'go' });
+    // The request is reported just before it is queued: once it is seen, the ask is pending (a
+    // stop timed 100 ms after the Bash call could come before the ask on a loaded machine).
     for await (const event of handle.events) {
-      if (event.type === 'approval-request' || (event.type === 'tool-call' && event.name === 'Bash')) {
-        await sleep(100);
+      if (event.type === 'approval-request') {
         handle.stop();
         break;
       }
@@ -267,10 +270,10 @@ describe('one authorization step for every agent', () => {
       },
     );
     const run = h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
-    // All three ask; one is shown, two wait behind it.
-    for (let i = 0; i < 100 && h.runtime.stats().runs < 4; i++) await sleep(20);
-    for (let i = 0; i < 100 && asked.length === 0; i++) await sleep(20);
-    await sleep(300);
+    // All three ask; one is shown, two wait behind it. Waiting for the three (not for a time) is
+    // what makes the answer below one that covers queued requests, on a machine of any speed.
+    const { runtime } = h;
+    await until(() => runtime.approvals.pending().length === 3, 'all three Bash calls to ask');
     expect(asked).toHaveLength(1);
     answerFirst?.({ decision: 'allow', scope: 'session' });
     expect((await run).status).toBe('completed');

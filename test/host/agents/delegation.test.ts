@@ -19,6 +19,12 @@ const done = (text = 'done') => textReply(text);
 
 describe('Task delegation', () => {
   it('runs 8 subagents of one message in parallel (requests overlap)', async () => {
+    // Each worker's reply waits until all eight have asked (or 10 s): with a fixed 1 s latency, eight
+    // threads starting on a loaded machine could ask more than 1 s apart and not overlap. A runtime
+    // that ran fewer at once would never reach eight, and its replies would overlap less.
+    let asked = 0;
+    let allAsked: () => void = () => undefined;
+    const eight = new Promise<void>((resolve) => (allAsked = resolve));
     h = await startHarness(
       {
         lead: ({ turn }) =>
@@ -30,7 +36,11 @@ describe('Task delegation', () => {
                 })),
               )
             : done('all parts done'),
-        worker: () => textReply('part report', { latencyMs: 1000 }),
+        worker: async () => {
+          if (++asked === 8) allAsked();
+          await Promise.race([eight, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+          return textReply('part report');
+        },
       },
       { lead: { tools: ['Task'] }, worker: { tools: ['Read'] } },
     );

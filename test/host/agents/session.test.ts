@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events.js';
 import { agentCatalogue } from '../../../src/host/agents/catalogue.js';
 import { systemText, textReply, toolUseReply } from '../../support/fake-anthropic.js';
+import { until } from '../../support/until.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -20,6 +21,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('sessions', () => {
   it('a background run started in one turn outlives it and is collected in the next', async () => {
     let bgId = '';
+    // The worker answers once the first turn has been checked: with a fixed delay instead, a slow
+    // lead turn could end after the worker, which then no longer outlives it.
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
     h = await startHarness(
       {
         lead: ({ req, results }) => {
@@ -48,7 +53,10 @@ describe('sessions', () => {
             return toolUseReply([{ name: 'TaskOutput', input: { agent_id: bgId, timeout: 10 } }]);
           return textReply(`collected: ${JSON.stringify(results)}`);
         },
-        worker: () => textReply('background report', { latencyMs: 1200 }),
+        worker: async () => {
+          await answered;
+          return textReply('background report');
+        },
       },
       { lead: { tools: ['Task', 'TaskOutput', 'TaskStop'] }, worker: { tools: ['Read'] } },
     );
@@ -60,6 +68,7 @@ describe('sessions', () => {
     expect(h.runtime.stats().runs).toBe(1);
     const start = events.find((e) => e.type === 'agent-start' && e.agentType === 'worker');
     expect(start).toMatchObject({ background: true, parentId: first.agentId });
+    answer();
     const second = await (
       await session.task({ subagent_type: 'lead', prompt: 'collect it', resume: first.agentId })
     ).result;
@@ -90,14 +99,15 @@ describe('sessions', () => {
       },
       { lead: { tools: ['Task', 'TaskOutput'] }, worker: { tools: ['Read'] } },
     );
+    const { runtime } = h;
     const ends: AgentEvent[] = [];
     const plain = await h.runtime.task(
       { subagent_type: 'lead', prompt: 'go' },
       { onEvent: (e) => ends.push(e) },
     );
     await plain.result;
-    for (let i = 0; i < 100 && h.runtime.stats().runs > 0; i++) await sleep(20);
-    expect(h.runtime.stats().runs).toBe(0);
+    // The cancelled background worker ends when its thread does: wait for that, not for 2 s.
+    await until(() => runtime.stats().runs === 0, 'the background worker to end with its lead');
     const worker = ends.find((e) => e.type === 'agent-end' && e.output.agentType === 'worker');
     expect(worker?.type === 'agent-end' && worker.output.error?.reason).toBe('parent_cancelled');
 
@@ -109,7 +119,7 @@ describe('sessions', () => {
     await sleep(200);
     expect(h.runtime.stats().runs).toBe(1);
     session.stop();
-    for (let i = 0; i < 100 && h.runtime.stats().runs > 0; i++) await sleep(20);
+    await until(() => runtime.stats().runs === 0, 'the stopped session to end its background worker');
     const stopped = sessionEvents.find((e) => e.type === 'agent-end' && e.output.agentType === 'worker');
     expect(stopped?.type === 'agent-end' && stopped.output.error?.reason).toBe('user_cancelled');
   });

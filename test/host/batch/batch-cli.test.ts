@@ -70,7 +70,7 @@ const lineCount = async (file: string) =>
 
 /** The batch process that `cadre batch` (the supervisor, `parent`) runs, once it is up. */
 async function batchChild(parent: number, not?: number): Promise<number> {
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 1200; i++) {
     const pids = (() => {
       try {
         return execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' });
@@ -188,7 +188,8 @@ describe('cadre batch', () => {
       env,
       project.dir,
     );
-    for (let i = 0; i < 200; i++) {
+    // Up to 60 s for 30 results (about 1 s on a quiet machine): the bound only stops a hang.
+    for (let i = 0; i < 1200; i++) {
       const lines = (await readFile(out, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
       if (lines >= 30) break;
       await new Promise((r) => setTimeout(r, 50));
@@ -226,7 +227,7 @@ describe('cadre batch', () => {
       project.dir,
     );
     const child = await batchChild(run.child.pid!);
-    for (let i = 0; i < 400 && (await lineCount(out)) < 8; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 1200 && (await lineCount(out)) < 8; i++) await new Promise((r) => setTimeout(r, 25));
     // What the kernel's OOM killer does; a native crash (SIGSEGV, SIGABRT) is handled the same way.
     process.kill(child, 'SIGKILL');
     const r = await run.done;
@@ -333,12 +334,15 @@ describe('cadre batch', () => {
     const file = path.join(project.dir, 'int.jsonl');
     const out = path.join(project.dir, 'int-results.jsonl');
     await writeFile(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+    const before = server.requestCount;
     const run = startCli(
       ['batch', file, '--out', out, '--concurrency', '4', '--agents', agents, '--cwd', project.dir],
       env,
       project.dir,
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    // Ctrl-C once all four slots wait on the model (each reply takes 10 s): after a fixed delay a
+    // slow start could have fewer running, or no signal handler yet.
+    await server.waitForRequests(before + 4, 30_000);
     run.child.kill('SIGINT');
     const r = await run.done;
     expect(r.code).toBe(130);

@@ -214,7 +214,7 @@ describe('stop signals', () => {
       expect(results).toHaveLength(3);
       expect(results.every((x) => x.status === 'cancelled')).toBe(true);
       expect(r.stderr).toMatch(/statuses: cancelled 3/);
-      for (const pid of [batchPid, ...workers]) expect(await until(() => !alive(pid), 3000)).toBe(true);
+      for (const pid of [batchPid, ...workers]) expect(await until(() => !alive(pid), 10_000)).toBe(true);
       expect(await exists(`${out}.lock`)).toBe(false);
       const transcript = await readFile(
         (JSON.parse((await readFile(out, 'utf8')).split('\n')[0] ?? '{}') as { transcriptPath: string })

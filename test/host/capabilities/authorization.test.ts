@@ -293,8 +293,10 @@ async function driveDelegation(scenario: Scenario): Promise<Observed> {
         },
         worker: () => textReply('worker report'),
       },
-      // The lead's timeout (2 s) is shorter than the person takes to answer (2.5 s).
-      { lead: { tools: ['Task'], timeout: 2 }, worker: { tools: ['Read'] } },
+      // The lead's timeout (4 s: its own and its child's thread starts and three model calls run on
+      // its clock, several times that on a loaded machine) is shorter than the person takes to
+      // answer (5 s).
+      { lead: { tools: ['Task'], timeout: 4 }, worker: { tools: ['Read'] } },
       {
         files: { '.cadre/config.json': JSON.stringify({ permissions: rulesFor(scenario, rule) }) },
         approvals: callbackResolver(async (request, signal) => {
@@ -309,7 +311,7 @@ async function driveDelegation(scenario: Scenario): Promise<Observed> {
               else signal.addEventListener('abort', late);
             });
           }
-          await sleep(2500);
+          await sleep(5000);
           return scenario === 'ask-approved'
             ? { decision: 'allow', reason: 'go ahead' }
             : { decision: 'deny', reason: 'not now' };

@@ -4,6 +4,7 @@ import { exposeGateway } from '../../../src/host/capabilities/gateway.js';
 import { portEndpoint } from '../../../src/shared/endpoint.js';
 import { ok } from '../../../src/shared/errors.js';
 import { EVENTS_FIELD, EVENTS_NOTE, type Capabilities } from '../../../src/shared/capabilities.js';
+import { until } from '../../support/until.js';
 
 describe('capability gateway guard', () => {
   it('lets a forging worker call only granted capabilities and changes nothing on the host', async () => {
@@ -72,9 +73,11 @@ describe('capability gateway guard', () => {
       channel.port2.postMessage({ type: EVENTS_NOTE, events: [{ type: 'text-delta', text: 'hi' }] });
       // A note naming another capability is still only an events note.
       channel.port2.postMessage({ type: EVENTS_NOTE, name: 'fs.stat', events: [] });
-      await new Promise((r) => setTimeout(r, 50));
+      // A refused GET is answered at once, in port order: its answer means both notes were taken.
+      channel.port2.postMessage({ id: 'last', type: 'GET', path: ['fs.stat'] });
+      await until(() => answers.length > 0, 'the answer to the GET after the notes');
       expect(batches).toEqual(granted ? [[{ type: 'text-delta', text: 'hi' }], []] : []);
-      expect(answers).toEqual([]);
+      expect(answers).toEqual([expect.objectContaining({ id: 'last', type: 'HANDLER' })]);
       gateway.close();
       channel.port1.close();
       channel.port2.close();
@@ -110,7 +113,8 @@ describe('capability gateway guard', () => {
     channel.port2.postMessage(call('a', 'APPLY', [{ type: 'tool-call', n: 1 }]));
     // A refused message's events are still delivered: they happened, as a separate note would say.
     channel.port2.postMessage(call('b', 'GET', [{ type: 'tool-call', n: 2 }]));
-    await new Promise((r) => setTimeout(r, 50));
+    // Each message's events are taken before it is answered: two answers mean all of it was seen.
+    await until(() => answers.length === 2, 'the answers to both calls');
     expect(seen).toEqual([
       'events [{"type":"tool-call","n":1}]',
       'stat a',

@@ -76,7 +76,7 @@ function channel(over: Partial<ModelChannelContext> & { baseURL: string }) {
   return { host, audit, fetch: createHostFetch(portEndpoint(ports.port2)), activity: () => activity };
 }
 
-const until = async (check: () => boolean, ms = 2000) => {
+const until = async (check: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');

@@ -60,6 +60,20 @@ export async function survivors(marker: string): Promise<number[]> {
   return pids;
 }
 
+/**
+ * Live processes whose command line contains `marker` once they have had `ms` to die: polled, so a
+ * kill the kernel delivers late on a loaded machine is not taken for a survivor, while one that
+ * really survives (a `sleep 1000`) is still there when the time is up.
+ */
+export async function survivorsAfter(marker: string, ms = 5000): Promise<number[]> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const pids = await survivors(marker);
+    if (pids.length === 0 || Date.now() > end) return pids;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A token unique to one test, for canaries and process markers. */
 export function token(label: string): string {
   return `${label}-${process.pid}-${Math.floor(Math.random() * 1e9)}`;

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../../src/host/capabilities/exec.js';
-import { runIn, sandboxBackends, survivors, token } from './sandbox-fixture.js';
+import { runIn, sandboxBackends, survivorsAfter, token } from './sandbox-fixture.js';
 
 const { available } = await sandboxBackends();
 
@@ -63,7 +63,10 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
       // The same probe outside the sandbox does connect: the servers and the probe are real.
       const open = await runCommand({ command: probe, cwd: project, sandbox: 'off' });
       expect(open.stdout).toMatch(/tcp-connected\nunix-connected\n/);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The listeners count on their own time (python's line comes over a pipe): wait for both
+      // counts, not 100 ms; a connection from the sandboxed probe would make one of them 2.
+      for (let i = 0; i < 200 && (connections === 0 || unixConnections === 0); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect([connections, unixConnections]).toEqual([1, 1]);
     } finally {
       tcp.close();
@@ -139,8 +142,7 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
       `setsid sleep 1000 ${marker} >/dev/null 2>&1 < /dev/null & nohup sleep 1000 ${marker} >/dev/null 2>&1 & disown; echo started`,
     );
     expect(r.stdout).toBe('started\n');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await survivors(marker)).toEqual([]);
+    expect(await survivorsAfter(marker)).toEqual([]);
   });
 
   it('gives commands a minimal environment without the host secrets', async () => {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_LIMITS } from '../../../src/host/capabilities/sandbox.js';
 import { commandCgroup } from '../../../src/host/capabilities/sandbox/process-cap.js';
-import { runIn, sandboxBackends, survivors, token } from './sandbox-fixture.js';
+import { runIn, sandboxBackends, survivorsAfter, token } from './sandbox-fixture.js';
 
 const { available } = await sandboxBackends();
 const MiB = 1024 * 1024;
@@ -88,8 +88,7 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
       const seen = `stdout ${JSON.stringify(r.stdout)}, exit ${r.exitCode}, timed out ${r.timedOut}, stderr ${r.stderr.slice(-300)}`;
       expect(n, seen).toBeGreaterThan(100);
       expect(n, seen).toBeLessThanOrEqual(SANDBOX_LIMITS.processes + 32);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(await survivors(marker)).toEqual([]);
+      expect(await survivorsAfter(marker)).toEqual([]);
     },
     60_000,
   );

@@ -6,6 +6,7 @@ import { ChatController } from '../../../src/host/chat/controller.js';
 import { lastSession, sessionsIndexPath } from '../../../src/host/chat/sessions-index.js';
 import { ApprovalQueue } from '../../../src/host/ui/approval-queue.js';
 import { textReply, toolUseReply, type RecordedRequest } from '../../support/fake-anthropic.js';
+import { until } from '../../support/until.js';
 import { startHarness, type Harness } from '../agents/harness.js';
 
 let h: Harness | undefined;
@@ -104,10 +105,11 @@ describe('ChatController', () => {
     );
     const c = chat(h);
     c.send('go');
-    for (let i = 0; i < 200 && h.runtime.approvals.pending().length === 0; i++) await sleep(20);
-    expect(h.runtime.approvals.pending()).toHaveLength(1);
+    const { runtime } = h;
+    await until(() => runtime.approvals.pending().length > 0, 'the Bash call to ask');
+    expect(runtime.approvals.pending()).toHaveLength(1);
     c.close();
-    for (let i = 0; i < 200 && h.runtime.stats().runs > 0; i++) await sleep(20);
+    await until(() => runtime.stats().runs === 0, 'the run to end once the chat closed');
     await h.runtime.close();
     const { readFile } = await import('node:fs/promises');
     const audit = (await readFile(h.runtime.records.auditLog, 'utf8'))

@@ -179,7 +179,7 @@ describe('stop signals', () => {
       expect(out.status).toBe('cancelled');
       const last = (await readFile(out.transcriptPath, 'utf8')).trimEnd().split('\n').at(-1) ?? '';
       expect(JSON.parse(last)).toMatchObject({ type: 'status', status: 'cancelled' });
-      expect(await until(() => pgrep(`^sleep ${duration}`).length === 0, 3000)).toBe(true);
+      expect(await until(() => pgrep(`^sleep ${duration}`).length === 0, 10_000)).toBe(true);
     });
   }
 

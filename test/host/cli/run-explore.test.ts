@@ -102,12 +102,15 @@ describe('cadre run', () => {
   });
 
   it('Ctrl-C cancels the run, prints it as cancelled and exits 130', async () => {
+    const before = server.requestCount;
     const run = startCli(
       ['run', 'explore', 'take your time', '--json', '--cwd', project.dir],
       env,
       project.dir,
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    // Ctrl-C once the run is waiting on its model: a fixed delay could land before node has even
+    // loaded the CLI (no handler yet: the process dies of the signal instead of exiting 130).
+    await server.waitForRequests(before + 1, 20_000);
     run.child.kill('SIGINT');
     const r = await run.done;
     expect(r.code).toBe(130);

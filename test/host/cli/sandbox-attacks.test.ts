@@ -18,7 +18,7 @@ import {
   toolUseReply,
   type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
-import { NO_BWRAP, sandboxBackends, survivors } from '../capabilities/sandbox-fixture.js';
+import { NO_BWRAP, sandboxBackends, survivorsAfter } from '../capabilities/sandbox-fixture.js';
 import { attackScript } from './attack-script.js';
 import { makeWorld, snapshot, type World } from './attack-world.js';
 
@@ -181,8 +181,7 @@ describe.skipIf(scenarios.length === 0).each(scenarios)('$backend, as $who', ({ 
     expect(existsSync(path.join(world.root, 'commondir-ran'))).toBe(false);
     expect(existsSync(path.join(project, '.git', 'commondir'))).toBe(false);
     // No process outlives the CLI, whatever it started and however.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await survivors(world.marker)).toEqual([]);
+    expect(await survivorsAfter(world.marker)).toEqual([]);
     // And the user was not told anything failed to be sandboxed, because nothing did.
     // (The policy's refusal of the first attack says "exec.run was not run": a different line.)
     expect(r.stderr).not.toMatch(/a command of \S+ was not run/);

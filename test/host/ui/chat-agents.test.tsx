@@ -21,7 +21,6 @@ afterEach(async () => {
 const ENTER = '\r';
 const ESC = '\x1b';
 const DOWN = '\x1b[B';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function started(agentId: string, parentId: string | undefined, at: number): AgentEvent {
   return {
@@ -179,8 +178,9 @@ describe('/agents', () => {
       /bash is built in and cannot be deleted; define an agent with the same name to replace it/,
     );
     await chat.press(DOWN);
+    expect(chat.app.lastFrame()).not.toMatch(/message, @agent task, or \/help/);
     await chat.press(ESC);
-    await sleep(50);
-    expect(chat.app.lastFrame()).toMatch(/message, @agent task, or \/help/);
+    // The redraw, not 50 ms: a loaded machine can take longer to render the prompt again.
+    await chat.waitFor(/message, @agent task, or \/help/);
   });
 });

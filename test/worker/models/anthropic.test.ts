@@ -128,11 +128,13 @@ describe('anthropic model client', () => {
   });
 
   it('keeps a slow but live stream going: every byte resets the idle watchdog', async () => {
-    fake.server.enqueue(textReply('one two three four five six', { chunks: 6, eventDelayMs: 60 }));
+    // Gaps of a quarter of the idle limit: the stream's own event loop (the fake server's too) can
+    // stall for most of the limit on a loaded machine without a gap reaching it (was 60 of 250 ms).
+    fake.server.enqueue(textReply('one two three four five six', { chunks: 6, eventDelayMs: 250 }));
     const started = Date.now();
-    const { events, error } = await collect(fakeModelConfig(fake.server.url, { streamIdleTimeoutMs: 250 }));
+    const { events, error } = await collect(fakeModelConfig(fake.server.url, { streamIdleTimeoutMs: 1000 }));
     expect(error).toBeUndefined();
-    expect(Date.now() - started).toBeGreaterThan(250); // longer than the idle timeout overall
+    expect(Date.now() - started).toBeGreaterThan(1000); // longer than the idle timeout overall
     expect(events.at(-1)?.type).toBe('message-end');
   });
 

@@ -86,7 +86,7 @@ describe('remote MCP servers', () => {
     );
     const out = await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
     expect(out.result).toContain('did not answer within 1 s');
-    await until(() => readLog(log).some((e) => e.event === 'cancelled'), 5000, 'the cancellation');
+    await until(() => readLog(log).some((e) => e.event === 'cancelled'), 15_000, 'the cancellation');
   });
 
   it('http: a server that goes away fails the next call cleanly (not retried); once it is back, a new session serves the one after', async () => {

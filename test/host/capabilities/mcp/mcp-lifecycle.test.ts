@@ -77,7 +77,7 @@ describe('MCP server lifecycle', () => {
     expect(out.result).toContain('mcp__fixture__slow did not answer within 1 s');
     expect(out.result).toContain('timeout');
     expect(took).toBeLessThan(15_000);
-    await until(() => readLog(log).some((e) => e.event === 'cancelled'), 5000, 'the cancellation');
+    await until(() => readLog(log).some((e) => e.event === 'cancelled'), 15_000, 'the cancellation');
     const events = readLog(log);
     const call = events.find((e) => e.tool === 'slow' && e.event === 'call');
     const cancelled = events.find((e) => e.event === 'cancelled');
@@ -98,7 +98,7 @@ describe('MCP server lifecycle', () => {
     handle.stop();
     const out = await handle.result;
     expect(out.status).toBe('cancelled');
-    await until(() => readLog(log).some((e) => e.event === 'cancelled'), 5000, 'the cancellation');
+    await until(() => readLog(log).some((e) => e.event === 'cancelled'), 15_000, 'the cancellation');
     const call = readLog(log).find((e) => e.tool === 'slow');
     expect(readLog(log).find((e) => e.event === 'cancelled')?.requestId).toBe(call?.requestId);
     // The server itself lives on for other agents.
@@ -124,12 +124,12 @@ describe('MCP server lifecycle', () => {
       );
       const out = await h.runtime.run({ subagent_type: 'lead', prompt: 'go' });
       expect(out.result).toContain('echo: x');
-      await until(() => grandchildren(log).length === 1, 5000, 'the grandchild');
+      await until(() => grandchildren(log).length === 1, 15_000, 'the grandchild');
       const pids = [...serverProcesses(log), ...grandchildren(log)];
       expect(pids).toHaveLength(2);
       await h.close();
       h = undefined;
-      await until(() => pids.every((pid) => !alive(pid)), 5000, 'every server process to end');
+      await until(() => pids.every((pid) => !alive(pid)), 15_000, 'every server process to end');
       expect(serverProcesses(log)).toEqual([]);
       expect(grandchildren(log)).toEqual([]);
     });

@@ -59,6 +59,11 @@ describe('MCP tools in runs', () => {
 
   it('8 parallel subagents share one server: one start, one process, calls that overlap', async () => {
     const log = await fixtureLog();
+    // Each worker is told to call once all eight have started (or after 10 s): eight threads that
+    // start more than 400 ms apart on a loaded machine would otherwise make calls that never overlap.
+    let started = 0;
+    let allStarted: () => void = () => undefined;
+    const eight = new Promise<void>((resolve) => (allStarted = resolve));
     h = await startHarness(
       {
         lead: ({ turn }) =>
@@ -70,10 +75,12 @@ describe('MCP tools in runs', () => {
                 })),
               )
             : textReply('all done'),
-        worker: ({ turn, results }) =>
-          turn === 0
-            ? toolUseReply([{ name: 'mcp__fixture__slow', input: { ms: 400 } }])
-            : textReply(String(results[0]?.content)),
+        worker: async ({ turn, results }) => {
+          if (turn > 0) return textReply(String(results[0]?.content));
+          if (++started === 8) allStarted();
+          await Promise.race([eight, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+          return toolUseReply([{ name: 'mcp__fixture__slow', input: { ms: 400 } }]);
+        },
       },
       { lead: { tools: ['Task'] }, worker: { tools: ['mcp__fixture__slow'] } },
       {
@@ -143,7 +150,7 @@ describe('MCP tools in runs', () => {
     const auditLog = h.runtime.records.auditLog;
     expect(auditLog.startsWith(path.join(h.home, '.cadre', 'projects'))).toBe(true);
     let text = '';
-    for (let i = 0; i < 100 && (text.match(/mcp\.call/g) ?? []).length < 2; i++) {
+    for (let i = 0; i < 500 && (text.match(/mcp\.call/g) ?? []).length < 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
       text = await readFile(auditLog, 'utf8').catch(() => '');
     }
