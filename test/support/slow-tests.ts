@@ -41,6 +41,7 @@ export const SLOW_TESTS: readonly string[] = [
   // model's stream, races with a file swapped underneath, MCP servers killed and restarted with
   // backoff, the second CLI attack suite.
   'test/host/agents/approvals.test.ts',
+  'test/host/capabilities/authorization.test.ts',
   'test/host/agents/prestart.test.ts',
   'test/host/capabilities/fs-pin-poison.test.ts',
   'test/host/capabilities/fs-walk-swap.test.ts',
