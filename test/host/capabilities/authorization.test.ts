@@ -20,7 +20,7 @@ import { mcpCallHandler } from '../../../src/host/capabilities/mcp/call-handler.
 import type { McpConnection } from '../../../src/host/capabilities/mcp/connection.js';
 import type { RunMcpTool } from '../../../src/host/capabilities/mcp/run-mcp-tools.js';
 import type { PolicyRules } from '../../../src/host/capabilities/policy.js';
-import { SandboxGate } from '../../../src/host/capabilities/sandbox/gate.js';
+import { sandboxOff } from '../../support/sandbox-off.js';
 import { Deadline, type Clock } from '../../../src/host/pool/deadline.js';
 import { webHandlers } from '../../../src/host/web/web-fetch-handler.js';
 import type { Capabilities } from '../../../src/shared/capabilities.js';
@@ -239,10 +239,7 @@ async function driveDirect(kind: string, scenario: Scenario): Promise<Observed> 
     rules: rulesFor(scenario, spec.rule),
     records: [],
     protect: [],
-    sandbox: new SandboxGate(
-      { mode: 'off', allowRead: [], denyRead: [], protect: [], warnings: [] },
-      () => undefined,
-    ),
+    sandbox: sandboxOff(),
     approvals: new ApprovalBroker(resolver),
     audit,
     signal: run.signal,
@@ -413,10 +410,7 @@ describe('the one authorization step, for every capability kind', () => {
       rules: { ask: ['Read(notes/**)'] },
       records: [],
       protect: [],
-      sandbox: new SandboxGate(
-        { mode: 'off', allowRead: [], denyRead: [], protect: [], warnings: [] },
-        () => undefined,
-      ),
+      sandbox: sandboxOff(),
       approvals: new ApprovalBroker(
         callbackResolver((request) => {
           seen.push(request);

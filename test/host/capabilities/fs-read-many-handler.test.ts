@@ -8,7 +8,7 @@ import { ApprovalBroker } from '../../../src/host/approvals/broker.js';
 import { nonInteractiveResolver } from '../../../src/host/approvals/resolvers.js';
 import { effectHandlers, type EffectContext } from '../../../src/host/capabilities/fs-handlers.js';
 import type { PolicyRules } from '../../../src/host/capabilities/policy.js';
-import { SandboxGate } from '../../../src/host/capabilities/sandbox/gate.js';
+import { sandboxOff } from '../../support/sandbox-off.js';
 
 let base: string;
 let project: string;
@@ -37,10 +37,7 @@ function readMany(rules: PolicyRules = {}) {
     rules,
     records: [],
     protect: [],
-    sandbox: new SandboxGate(
-      { mode: 'off', allowRead: [], denyRead: [], protect: [], warnings: [] },
-      () => undefined,
-    ),
+    sandbox: sandboxOff(),
     approvals: new ApprovalBroker(nonInteractiveResolver()),
     audit: undefined,
     signal: new AbortController().signal,

@@ -9,7 +9,7 @@ import { ApprovalBroker } from '../../../src/host/approvals/broker.js';
 import { callbackResolver } from '../../../src/host/approvals/resolvers.js';
 import type { ApprovalRequest } from '../../../src/host/approvals/types.js';
 import { effectHandlers, type EffectContext } from '../../../src/host/capabilities/fs-handlers.js';
-import { SandboxGate } from '../../../src/host/capabilities/sandbox/gate.js';
+import { sandboxOff } from '../../support/sandbox-off.js';
 
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-KEY-BODY\n-----END OPENSSH PRIVATE KEY-----\n';
 let project: string;
@@ -36,10 +36,7 @@ function write() {
     rules: {},
     records: [],
     protect: [],
-    sandbox: new SandboxGate(
-      { mode: 'off', allowRead: [], denyRead: [], protect: [], warnings: [] },
-      () => undefined,
-    ),
+    sandbox: sandboxOff(),
     approvals: new ApprovalBroker(
       callbackResolver(async (request) => {
         asked.push(request);

@@ -22,7 +22,7 @@ import type { WebFetchSettings } from '../../../src/host/config/merge.js';
 import { verifyAuditLog } from '../../../src/host/records/audit-verify.js';
 import { webHandlers } from '../../../src/host/web/web-fetch-handler.js';
 import { tempDir } from '../registry/temp-dirs.js';
-import { SandboxGate } from '../../../src/host/capabilities/sandbox/gate.js';
+import { sandboxOff } from '../../support/sandbox-off.js';
 
 const PAGE = `<!doctype html><html><head><title>T</title><style>body{color:red}</style>
 <script>stealSecrets()</script></head><body>
@@ -139,10 +139,7 @@ async function fetchWith(
     rules: { allow: options.allow ?? [], ask: [], deny: options.deny ?? [] },
     records: [],
     protect: [],
-    sandbox: new SandboxGate(
-      { mode: 'off', allowRead: [], denyRead: [], protect: [], warnings: [] },
-      () => undefined,
-    ),
+    sandbox: sandboxOff(),
     approvals: new ApprovalBroker(resolver),
     audit: options.audit,
     signal: new AbortController().signal,
