@@ -46,7 +46,7 @@ const plan: SandboxPlan = {
 describe('bwrap arguments', () => {
   it('unshares every namespace, drops capabilities as root, and mounts in the plan order', () => {
     const features = bwrapFeatures('--disable-userns ... --size BYTES');
-    const args = bwrapArgs(plan, { emptyDir: '/E', emptyFile: '/F', root: true, features });
+    const args = bwrapArgs(plan, { emptyDir: '/E', emptyFile: '/F', root: true, features, seccompFd: 3 });
     expect(args.slice(0, 8)).toEqual([
       '--unshare-all',
       '--unshare-user',
@@ -59,19 +59,20 @@ describe('bwrap arguments', () => {
     ]);
     const joined = args.join(' ');
     expect(joined).toContain(
-      '--dev /dev --size 67108864 --tmpfs /dev/shm --remount-ro /dev --proc /proc --size 1000 --tmpfs /tmp --size 500 --tmpfs /h --ro-bind /h/.gitconfig /h/.gitconfig --bind /p /p --ro-bind /p/.git /p/.git --ro-bind /F /p/.env --ro-bind /E /p/.ssh --chdir /p/sub --',
+      '--dev /dev --size 67108864 --tmpfs /dev/shm --remount-ro /dev --proc /proc --size 1000 --tmpfs /tmp --size 500 --tmpfs /h --ro-bind /h/.gitconfig /h/.gitconfig --bind /p /p --ro-bind /p/.git /p/.git --ro-bind /F /p/.env --ro-bind /E /p/.ssh --seccomp 3 --chdir /p/sub --',
     );
     expect(args.at(-1)).toBe('--');
     // Not root: no --cap-drop (bwrap refuses it unprivileged, and a user namespace has none anyway).
-    expect(bwrapArgs(plan, { emptyDir: '/E', emptyFile: '/F', root: false, features })).not.toContain(
-      '--cap-drop',
-    );
+    expect(
+      bwrapArgs(plan, { emptyDir: '/E', emptyFile: '/F', root: false, features, seccompFd: 3 }),
+    ).not.toContain('--cap-drop');
     // An old bwrap without --size or --disable-userns still gets a working argument list.
     const old = bwrapArgs(plan, {
       emptyDir: '/E',
       emptyFile: '/F',
       root: false,
       features: bwrapFeatures(''),
+      seccompFd: 3,
     });
     expect(old).not.toContain('--size');
     expect(old).not.toContain('--disable-userns');
@@ -90,6 +91,7 @@ describe('unshare invocation', () => {
         pivotRoot: '/usr/sbin/pivot_root',
         mkdir: '/usr/bin/mkdir',
         sh: '/bin/sh',
+        perl: '/usr/bin/perl',
       };
       const inv = await unshareInvocation(plan, {
         tools,

@@ -2,7 +2,8 @@
 // (user, mount, PID, IPC, UTS, network, cgroup), so there is no network but loopback, no host
 // process is visible and abstract unix sockets of the host are out of reach. Run as root, bwrap
 // would keep every capability: `--cap-drop ALL` removes them (bounding set included), and
-// `--disable-userns` stops a command from making a user namespace of its own.
+// `--disable-userns` stops a command from making a user namespace of its own. `--seccomp` installs
+// the set-ID filter (seccomp-bpf.ts) just before the command runs.
 import { SANDBOX_LIMITS, type MountOp, type SandboxPlan } from './types.js';
 
 /** What the installed bwrap supports beyond the basics (older releases lack these). */
@@ -27,6 +28,8 @@ export interface BwrapOptions {
   /** True when cadre runs as root: capabilities must be dropped explicitly. */
   root: boolean;
   features: BwrapFeatures;
+  /** The descriptor bwrap reads the set-ID seccomp filter from (installed just before the command). */
+  seccompFd: number;
 }
 
 function tmpfs(target: string, size: number, features: BwrapFeatures): string[] {
@@ -68,6 +71,6 @@ export function bwrapArgs(plan: SandboxPlan, options: BwrapOptions): string[] {
   args.push('--die-with-parent', '--new-session');
   if (options.root) args.push('--cap-drop', 'ALL');
   for (const op of plan.mounts) args.push(...mountArgs(op, options));
-  args.push('--chdir', plan.cwd, '--');
+  args.push('--seccomp', String(options.seccompFd), '--chdir', plan.cwd, '--');
   return args;
 }

@@ -1,8 +1,11 @@
 // Turns a plan and a shell command into the program to spawn, for the backend in force: bwrap's or
 // unshare's argument list, the process cap inside (prlimit for a user other than root, pid_max for
-// the unshare backend as root), and the pids cgroup joined before anything is forked (root).
+// the unshare backend as root), the set-ID seccomp filter (bwrap's --seccomp, or the perl loader
+// for unshare), and the pids cgroup joined before anything is forked (root).
 import { bwrapArgs } from './bwrap.js';
 import { pidMaxFor } from './process-cap.js';
+import { setidFilter } from './seccomp-bpf.js';
+import { perlLoader, SECCOMP_FD, seccompFile } from './seccomp-load.js';
 import { SANDBOX_LIMITS, type SandboxPlan, type SandboxStatus } from './types.js';
 import { unshareInvocation } from './unshare.js';
 import type { Workspace } from './workspace.js';
@@ -26,47 +29,69 @@ export interface LaunchRequest {
   cgroupProcs?: string;
 }
 
-/** The spawn for one sandboxed command. Throws when the status has no backend. */
+/**
+ * The spawn for one sandboxed command. Throws when the status has no backend, or when the set-ID
+ * filter cannot be applied here (an architecture without a syscall table, no launcher shell to hand
+ * bwrap its descriptor): the probe's trial then fails, and no command runs.
+ */
 export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
   const { status, plan } = req;
   if (!status.available || status.bash === undefined)
     throw new Error('launchSpec needs an available sandbox');
+  const filter = setidFilter();
+  if (filter === undefined)
+    throw new Error(
+      `cadre's seccomp filter, which keeps commands from making set-user-ID files, has no syscall table for ${process.arch} (it covers x86_64 and aarch64)`,
+    );
   let inner = [status.bash, '-c', req.command];
   if (status.processCap.kind === 'rlimit' && status.prlimit !== undefined) {
     const n = SANDBOX_LIMITS.processes;
     inner = [status.prlimit, `--nproc=${n}:${n}`, '--', ...inner];
   }
   let spec: LaunchSpec;
+  let seccomp: string | undefined;
   if (status.mode === 'bwrap' && status.bwrapPath !== undefined && status.bwrapFeatures !== undefined) {
+    if (status.sh === undefined)
+      throw new Error('no system sh to open the seccomp filter for bwrap (--seccomp needs a descriptor)');
+    seccomp = seccompFile(req.ws.dir, filter);
     const args = bwrapArgs(plan, {
       emptyDir: req.ws.emptyDir,
       emptyFile: req.ws.emptyFile,
       root: status.uid === 0,
       features: status.bwrapFeatures,
+      seccompFd: SECCOMP_FD,
     });
     spec = { file: status.bwrapPath, args: [...args, ...inner], files: [] };
   } else if (status.mode === 'unshare' && status.unshare !== undefined) {
     spec = await unshareInvocation(plan, {
       tools: status.unshare,
       ws: req.ws,
-      command: inner,
+      command: [...perlLoader(status.unshare.perl, filter), ...inner],
       ...(status.processCap.kind === 'pid-max' ? { pidMax: pidMaxFor() } : {}),
     });
   } else throw new Error(`no launcher for sandbox mode ${status.mode}`);
-  return guarded(spec, status, req.cgroupProcs);
+  return guarded(spec, status, req.cgroupProcs, seccomp);
 }
 
 /**
  * The launch wrapped so that it dies with cadre, even when cadre is killed outright: setpriv sets
  * a parent-death signal, and the shell after it checks that its parent is still this process (had
  * cadre died before the signal was set, nothing would ever send it). The shell also joins the
- * command's pids cgroup, when there is one, before anything can fork.
+ * command's pids cgroup, when there is one, before anything can fork, and opens the seccomp
+ * filter's file on the descriptor bwrap reads it from.
  */
-function guarded(spec: LaunchSpec, status: SandboxStatus, cgroupProcs: string | undefined): LaunchSpec {
+function guarded(
+  spec: LaunchSpec,
+  status: SandboxStatus,
+  cgroupProcs: string | undefined,
+  seccomp: string | undefined,
+): LaunchSpec {
   if (status.sh === undefined) return spec;
   // 0 is the writer itself: through v1's `tasks`, its one thread, without the global lock.
   const join = cgroupProcs === undefined ? '' : 'echo 0 > "$1" && shift && ';
-  const script = `[ "$PPID" = "$1" ] || exit 125; shift; ${join}exec "$@"`;
+  const open = seccomp === undefined ? '' : `f=$1 && shift && `;
+  const redirect = seccomp === undefined ? '' : ` ${SECCOMP_FD}< "$f"`;
+  const script = `[ "$PPID" = "$1" ] || exit 125; shift; ${join}${open}exec "$@"${redirect}`;
   const launcher =
     status.setpriv === undefined ? [status.sh] : [status.setpriv, '--pdeathsig', 'KILL', status.sh];
   const [file, ...rest] = [
@@ -76,6 +101,7 @@ function guarded(spec: LaunchSpec, status: SandboxStatus, cgroupProcs: string | 
     'cadre-launch',
     String(process.pid),
     ...(cgroupProcs === undefined ? [] : [cgroupProcs]),
+    ...(seccomp === undefined ? [] : [seccomp]),
     spec.file,
     ...spec.args,
   ];

@@ -42,6 +42,7 @@ export async function unshareTools(): Promise<UnshareTools | string> {
     pivotRoot: 'pivot_root',
     mkdir: 'mkdir',
     sh: 'sh',
+    perl: 'perl',
   } as const;
   const found: Partial<Record<keyof UnshareTools, string>> = {};
   for (const [key, name] of Object.entries(names) as [keyof UnshareTools, string][]) {
@@ -61,6 +62,13 @@ function trialCgroup(status: SandboxStatus): ReturnType<typeof commandCgroup> | 
     return undefined;
   }
 }
+
+/**
+ * The trial: it prints the seccomp mode it runs under (2 is a filter), with bash built-ins only. A
+ * backend that runs commands without the set-ID filter does not count as working.
+ */
+const TRIAL_COMMAND =
+  'm=none; while read -r k v; do [ "$k" = Seccomp: ] && m=$v; done < /proc/self/status; echo "cadre-sandbox-ok seccomp=$m"';
 
 /** Runs the trial command in the sandbox `status` describes; the reason when it fails. */
 export async function trial(status: SandboxStatus): Promise<string | undefined> {
@@ -85,15 +93,16 @@ export async function trial(status: SandboxStatus): Promise<string | undefined> 
     const spec = await launchSpec({
       status,
       plan: planned.plan,
-      command: 'echo cadre-sandbox-ok',
+      command: TRIAL_COMMAND,
       ws: await workspace(),
       ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
     });
     const r = await runQuiet(spec.file, spec.args);
     await Promise.all(spec.files.map((f) => rm(f, { force: true })));
-    return r.ok && r.output.includes('cadre-sandbox-ok')
-      ? undefined
-      : r.output.split('\n').slice(-3).join(' ');
+    if (r.ok && r.output.includes('cadre-sandbox-ok seccomp=2')) return undefined;
+    if (r.ok && r.output.includes('cadre-sandbox-ok'))
+      return `the command ran without the seccomp filter that keeps it from making set-user-ID files (${r.output.split('\n').slice(-1).join('')})`;
+    return r.output.split('\n').slice(-3).join(' ');
   } catch (error) {
     return (error as Error).message;
   } finally {

@@ -47,6 +47,8 @@ export interface UnshareTools {
   pivotRoot: string;
   mkdir: string;
   sh: string;
+  /** Installs the seccomp filter, which setpriv cannot (seccomp-load.ts). */
+  perl: string;
 }
 
 /** The outcome of probing, once per process. */
