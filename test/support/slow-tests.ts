@@ -22,6 +22,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/host/capabilities/sandbox-files.test.ts',
   'test/host/capabilities/sandbox-isolation.test.ts',
   'test/host/capabilities/sandbox-limits.test.ts',
+  'test/host/capabilities/sandbox-setid.test.ts',
   'test/host/capabilities/sandbox.test.ts',
   // Replies of hundreds of megabytes, the exploration evaluation and the examples.
   'test/host/cli/huge-reply.test.ts',
