@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../../src/host/capabilities/exec.js';
+import { trial } from '../../../src/host/capabilities/sandbox/trial.js';
 import { runIn, sandboxBackends } from './sandbox-fixture.js';
 import {
   attemptsCommand,
@@ -111,4 +112,21 @@ describe('the raw calls outside a sandbox', () => {
     expect(r.stdout).toMatch(/^io_uring_setup -1 (?!38\b)\d+$/m);
     expect(r.stdout).toMatch(/^openat2 -1 (?!38\b)\d+$/m);
   });
+});
+
+describe.skipIf(available.length === 0)('without the filter, no backend counts as working', () => {
+  it.each(available)('$name: an architecture the filter does not cover', async (backend) => {
+    const failure = await trial({ ...backend.status, arch: 'riscv64' });
+    expect(failure).toMatch(/seccomp filter.*no syscall table for riscv64/);
+  });
+
+  it.each(available.filter((b) => b.name === 'unshare'))(
+    '$name: no perl to install the filter',
+    async (backend) => {
+      const tools = backend.status.unshare;
+      if (tools === undefined) throw new Error('an unshare status without its tools');
+      const failure = await trial({ ...backend.status, unshare: { ...tools, perl: '/nonexistent/perl' } });
+      expect(failure).toMatch(/\/nonexistent\/perl/);
+    },
+  );
 });

@@ -198,6 +198,7 @@ describe('no sandbox, no command', () => {
       processCap: { kind: 'none' as const, detail: 'no sandbox' },
       uid: 0,
       gid: 0,
+      arch: process.arch,
     };
     for (const sandbox of ['auto', 'required'] as const) {
       await expect(

@@ -6,6 +6,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxFix } from '../../../src/host/capabilities/sandbox/diagnose.js';
 import { FILTER_ARCHES, setidFilter } from '../../../src/host/capabilities/sandbox/seccomp-bpf.js';
 import { perlLoader } from '../../../src/host/capabilities/sandbox/seccomp-load.js';
 
@@ -109,5 +110,29 @@ describe.skipIf(!FILTER_ARCHES.includes(process.arch))('installed for real', () 
     const r = underFilter('echo never', { ...other, prctl: own.prctl });
     expect(r.stdout).toBe('');
     expect(r.signal).toBe('SIGSYS');
+  });
+});
+
+describe('the fix when no backend can install the filter', () => {
+  const facts = {
+    apparmorRestricted: false,
+    unprivilegedCloneOff: false,
+    maxUserNamespacesZero: false,
+    container: false,
+    uid: 1000,
+  };
+  it('names perl for the unshare backend, the architecture where there is no table, and the opt-out', () => {
+    const noPerl = sandboxFix(facts, [
+      { backend: 'bwrap', ok: false, detail: 'bubblewrap (bwrap) is not installed' },
+      { backend: 'unshare', ok: false, detail: 'perl was not found in /usr/bin, /bin' },
+    ]);
+    expect(noPerl).toMatch(/apt-get install perl-base/);
+    expect(noPerl).toMatch(/apt-get install bubblewrap/);
+    expect(noPerl).toMatch(/"sandbox": "off"/);
+    const arch = sandboxFix(facts, [
+      { backend: 'bwrap', ok: false, binary: '/usr/bin/bwrap', detail: 'no syscall table for riscv64' },
+    ]);
+    expect(arch).toMatch(/covers x86_64 and aarch64 only/);
+    expect(arch).not.toMatch(/perl-base/);
   });
 });

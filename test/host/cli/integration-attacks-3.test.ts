@@ -198,15 +198,11 @@ describe("a cloned repository's transcriptsDir and dataDir", () => {
 });
 
 describe('a command in bypassPermissions', () => {
-  // KNOWN BREAK, not fixed: a sandboxed command can set the set-user-ID and set-group-ID bits on
-  // files it writes in the project (the project is mounted nosuid, which only stops them inside).
-  // On the host the file keeps them: run as root, cadre leaves a set-user-ID root copy of an
-  // interpreter (`python3 -c 'import os; os.setuid(0); ...'`) that any local user who can reach
-  // the project runs as root; run as another user, one that runs as that user. A fix is either a
-  // seccomp filter refusing chmod/open/mkdir modes with 06000 (bwrap's --seccomp; the unshare
-  // backend has no way to load one) or a scan of the project for such files after every command
-  // (30-100 ms on a 24,000-entry project), and neither fitted this pass.
-  it.skip('leaves no set-user-ID or set-group-ID file in the project', async () => {
+  // A sandboxed command could set the set-user-ID and set-group-ID bits on files it wrote in the
+  // project (mounted nosuid, which stops them only inside): on the host the file kept them, so run
+  // as root, cadre left a set-user-ID root program for any local user who can reach the project.
+  // The sandbox's seccomp filter refuses both bits (sandbox/seccomp-bpf.ts).
+  it('leaves no set-user-ID or set-group-ID file in the project', async () => {
     s.scripts.set('setid', [
       () =>
         toolUseReply([
@@ -223,6 +219,8 @@ describe('a command in bypassPermissions', () => {
     ]);
     await cadre('run', 'general-purpose', '[[setid]] go', '--permission-mode', 'bypassPermissions');
     expect(lastResults('setid')[0]?.text).toContain('planted');
+    // The copies were made: only their bits were refused.
+    for (const file of ['suid-env', 'd/x']) expect(existsSync(path.join(project.dir, file)), file).toBe(true);
     for (const file of ['suid-env', 'sgid-env', 'd/x']) {
       const st = await lstat(path.join(project.dir, file)).catch(() => undefined);
       expect(((st?.mode ?? 0) & 0o6000).toString(8), file).toBe('0');

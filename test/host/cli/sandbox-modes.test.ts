@@ -207,6 +207,7 @@ describe.skipIf(available.length === 0)('modes', () => {
         ['no capabilities', true],
         ['no host processes visible', true],
         ['protected paths read-only', true],
+        ['set-user-ID files refused', true],
       ]);
     }
   }, 120_000);

@@ -1,6 +1,6 @@
-// Why no sandbox works on this machine, and the exact fix: install bubblewrap, lift Ubuntu's
-// AppArmor restriction on user namespaces, enable user namespaces, or start the container with a
-// seccomp profile that allows them. Always ends with the one opt-out, and what it costs.
+// Why no sandbox works on this machine, and the exact fix: install bubblewrap (or perl, which the
+// unshare backend's seccomp filter needs), lift Ubuntu's AppArmor restriction on user namespaces,
+// enable user namespaces, or start the container with a seccomp profile that allows them. Always ends with the one opt-out, and what it costs.
 import { access, readFile } from 'node:fs/promises';
 import type { BackendAttempt } from './types.js';
 
@@ -56,6 +56,14 @@ export function sandboxFix(facts: HostFacts, attempts: readonly BackendAttempt[]
   if (bwrapMissing)
     lines.push(
       'Install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch).',
+    );
+  if (attempts.some((a) => /no syscall table for/.test(a.detail)))
+    lines.push(
+      `cadre's seccomp filter, which every sandboxed command runs under so that it cannot leave a set-user-ID file behind, covers x86_64 and aarch64 only (this machine is ${process.arch}).`,
+    );
+  else if (attempts.some((a) => a.backend === 'unshare' && /\bperl\b/.test(a.detail)))
+    lines.push(
+      'The unshare backend installs its seccomp filter with perl: apt-get install perl-base (Debian, Ubuntu), or install bubblewrap, which needs no perl.',
     );
   if (facts.apparmorRestricted && facts.uid !== 0)
     lines.push(

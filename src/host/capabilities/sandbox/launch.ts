@@ -38,10 +38,10 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
   const { status, plan } = req;
   if (!status.available || status.bash === undefined)
     throw new Error('launchSpec needs an available sandbox');
-  const filter = setidFilter();
+  const filter = setidFilter(status.arch);
   if (filter === undefined)
     throw new Error(
-      `cadre's seccomp filter, which keeps commands from making set-user-ID files, has no syscall table for ${process.arch} (it covers x86_64 and aarch64)`,
+      `cadre's seccomp filter, which keeps commands from making set-user-ID files, has no syscall table for ${status.arch} (it covers x86_64 and aarch64)`,
     );
   let inner = [status.bash, '-c', req.command];
   if (status.processCap.kind === 'rlimit' && status.prlimit !== undefined) {

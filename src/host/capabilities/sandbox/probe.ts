@@ -82,6 +82,7 @@ async function probe(options: ProbeOptions): Promise<SandboxStatus> {
   const common = {
     uid,
     gid,
+    arch: process.arch,
     ...(bash ? { bash } : {}),
     ...(sh ? { sh } : {}),
     ...(prlimit ? { prlimit } : {}),
@@ -111,7 +112,7 @@ async function probe(options: ProbeOptions): Promise<SandboxStatus> {
   };
 }
 
-type Common = Pick<SandboxStatus, 'uid' | 'gid' | 'bash' | 'sh' | 'prlimit' | 'setpriv'>;
+type Common = Pick<SandboxStatus, 'uid' | 'gid' | 'arch' | 'bash' | 'sh' | 'prlimit' | 'setpriv'>;
 
 async function probeBwrap(
   options: ProbeOptions,

@@ -1,6 +1,7 @@
 // `cadre doctor`'s self-test: real commands in the sandbox in force, each checking one promise from
 // the outside where it can (a server that counts connections, a file that must not appear, a host
-// process that must not be seen) rather than trusting what the command says.
+// process that must not be seen, a file mode that must not carry the set-user-ID bit) rather than
+// trusting what the command says.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -128,6 +129,25 @@ async function protectedReadOnly(run: Run, project: string): Promise<SelfTestChe
   };
 }
 
+async function setidRefused(run: Run, project: string): Promise<SelfTestCheck> {
+  const r = await run(
+    'grep "^Seccomp:" /proc/self/status; cp /usr/bin/env setid && chmod 4755 setid 2>/dev/null; chmod g+s setid 2>/dev/null; chmod 755 setid && echo chmod-755-ok',
+  );
+  const mode = await stat(path.join(project, 'setid')).then(
+    (st) => st.mode & 0o7777,
+    () => undefined,
+  );
+  const ok = mode === 0o755 && r.stdout.includes('chmod-755-ok');
+  const filter = /^Seccomp:\s*(\d)/m.exec(r.stdout)?.[1] ?? '?';
+  return {
+    name: 'set-user-ID files refused',
+    ok,
+    detail: ok
+      ? `chmod 4755 and g+s were refused, chmod 755 worked (seccomp mode ${filter})`
+      : `the file's mode is ${mode === undefined ? 'missing' : mode.toString(8)} (seccomp mode ${filter})`,
+  };
+}
+
 /** Runs every check in the sandbox `status` describes (which must be available). */
 export async function sandboxSelfTest(status: SandboxStatus): Promise<SelfTestCheck[]> {
   const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cadre-doctor-')));
@@ -147,6 +167,7 @@ export async function sandboxSelfTest(status: SandboxStatus): Promise<SelfTestCh
       await noCapabilities(run),
       await hostProcessesHidden(run, marker),
       await protectedReadOnly(run, project),
+      await setidRefused(run, project),
     ];
   } finally {
     await rm(base, { recursive: true, force: true });

@@ -80,6 +80,8 @@ export interface SandboxStatus {
   /** The user id cadre runs as. */
   uid: number;
   gid: number;
+  /** The machine's architecture as Node names it (`x64`, `arm64`): which seccomp filter applies. */
+  arch: string;
 }
 
 /** One step of building a sandbox's file system, shared by both backends (applied in order). */
