@@ -100,7 +100,7 @@ export const ORDINARY = [
   'mkdir -p o-deep/x/y/z && [ -d o-deep/x/y/z ] && echo "ok mkdir -p"',
   'git init -q o-repo && [ -d o-repo/.git/objects ] && echo "ok git init"',
   'mkdir -p node_modules/pkg/bin node_modules/.bin && echo "#!/bin/sh" > node_modules/pkg/bin/cli.js && chmod 755 node_modules/pkg/bin/cli.js && ln -sf ../pkg/bin/cli.js node_modules/.bin/cli && [ -x node_modules/.bin/cli ] && echo "ok npm-like"',
-  'cp -p /usr/bin/env o-env && [ -x o-env ] && echo "ok cp -p"',
+  'cp -p o-755 o-cp && [ -x o-cp ] && echo "ok cp -p"',
   'tar -cf o.tar o-755 && mkdir -p o-untar && tar -xpf o.tar -C o-untar && [ -x o-untar/o-755 ] && echo "ok tar"',
   'cat o-755 > /dev/null && echo "ok open"',
   'install -m 755 /usr/bin/env o-install && echo "ok install -m 755"',
