@@ -17,6 +17,24 @@ export async function projectDirOf(options: Pick<RuntimeOptions, 'cwd'>): Promis
   });
 }
 
+/**
+ * `files` as entries of the protected list, which is relative to the root a path lies in: each file
+ * (by its real path) relative to the project or an additional directory holding it. A file outside
+ * all of them needs none: no file tool writes there, and commands see those places read-only.
+ */
+async function protectEntries(files: readonly string[], roots: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of files) {
+    const real = await realpath(file).catch(() => path.resolve(file));
+    for (const root of roots) {
+      const rel = path.relative(await realpath(root).catch(() => root), real);
+      if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel))
+        out.push(rel.split(path.sep).join('/'));
+    }
+  }
+  return out;
+}
+
 /** The config files as loaded, and the config in force: theirs with the options' overrides. */
 export async function runtimeConfig(
   cwd: string,
@@ -30,8 +48,15 @@ export async function runtimeConfig(
       'invalid_input',
       `invalid configuration:\n${loaded.errors.map(formatIssue).join('\n')}`,
     );
+  const readOnly = await protectEntries(options.readOnlyFiles ?? [], [
+    cwd,
+    ...loaded.merged.permissions.additionalDirectories,
+  ]);
   const config: CadreConfig = {
     ...loaded.merged,
+    ...(readOnly.length > 0
+      ? { sandbox: { ...loaded.merged.sandbox, protect: [...loaded.merged.sandbox.protect, ...readOnly] } }
+      : {}),
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.isolation ? { isolation: options.isolation } : {}),
     ...(options.memoryLimitMb ? { memoryLimitMb: options.memoryLimitMb } : {}),

@@ -65,6 +65,11 @@ export interface RuntimeOptions {
    * lock): no file tool reads or changes them, and commands do not see them, in any mode.
    */
   recordFiles?: readonly string[];
+  /**
+   * Files agents may read but not change while this runtime runs (a batch's tasks file, which a
+   * resumed batch reads again): protected paths, for file tools and commands alike, in any mode.
+   */
+  readOnlyFiles?: readonly string[];
   /** How long an idle worker thread is kept before it exits (default 30 s). */
   threadIdleTimeoutMs?: number;
   /**

@@ -95,8 +95,13 @@ export async function runBatchSession(
       ...settings.flags,
       ...(settings.concurrency ? { concurrency: String(settings.concurrency) } : {}),
     },
-    // The results file holds every other task's result: no task's agent may read or forge it.
-    { askTrust: false, recordFiles: [outPath, `${outPath}.lock`, `${outPath}.torn`] },
+    // The results file holds every other task's result: no task's agent may read or forge it. The
+    // tasks file is read again when a crashed batch resumes: no task's agent may add tasks to it.
+    {
+      askTrust: false,
+      recordFiles: [outPath, `${outPath}.lock`, `${outPath}.torn`],
+      ...(settings.fromStdin ? {} : { readOnlyFiles: [settings.tasksPath] }),
+    },
   );
   try {
     const parsed = parseTaskFile(

@@ -70,13 +70,19 @@ export function permissionMode(value: string | undefined): PermissionMode | unde
  * Builds the runtime for a command from the global and run flags. `approvals` answers asks
  * (default: deny). `askTrust: false` (batches, chat) never asks on the terminal whether to trust
  * project MCP servers: untrusted ones are refused, with a notice naming `cadre mcp trust`.
- * `recordFiles` are kept from every agent as cadre's records (a batch's results file).
+ * `recordFiles` are kept from every agent as cadre's records (a batch's results file);
+ * `readOnlyFiles` are readable by agents but never changed by them (a batch's tasks file).
  */
 export async function runtimeFromFlags(
   command: Command,
   ctx: CliContext,
   flags: RunFlags,
-  options: { askTrust?: boolean; approvals?: Resolver; recordFiles?: readonly string[] } = {},
+  options: {
+    askTrust?: boolean;
+    approvals?: Resolver;
+    recordFiles?: readonly string[];
+    readOnlyFiles?: readonly string[];
+  } = {},
 ): Promise<Runtime> {
   const global = await globalOptions(command, ctx);
   const mode = permissionMode(flags.permissionMode);
@@ -107,6 +113,7 @@ export async function runtimeFromFlags(
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
     ...(approvals ? { approvals } : {}),
     ...(options.recordFiles ? { recordFiles: options.recordFiles } : {}),
+    ...(options.readOnlyFiles ? { readOnlyFiles: options.readOnlyFiles } : {}),
     // Warnings quote the project's own config (paths it may not widen to): made inert like model text.
     onWarning: (message) => ctx.io.stderr(`cadre: warning: ${global.clean.line(message)}\n`),
   });
