@@ -1,5 +1,5 @@
 // Runs every benchmark in turn (each prints its ratios and writes bench/results/<name>.json).
-// Usage: npm run bench [-- registry kernel fanout thread-cost batch records sandbox sandbox-policy mcp chat explore-eval events-memory]
+// Usage: npm run bench [-- registry kernel fanout thread-cost batch records sandbox seccomp sandbox-policy mcp chat explore-eval events-memory]
 import { spawnSync } from 'node:child_process';
 
 const all = [
@@ -10,6 +10,7 @@ const all = [
   'batch',
   'records',
   'sandbox',
+  'seccomp',
   'sandbox-policy',
   'mcp',
   'chat',

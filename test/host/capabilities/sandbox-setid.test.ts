@@ -86,6 +86,24 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
     if (process.arch === 'x64') expect(r.stdout).toMatch(/^x32 exit 159$/m);
   }, 90_000);
 
+  it('installs the filter without a word on stderr, whatever the locale, and leaves the environment as it was', async () => {
+    const lang = process.env.LANG;
+    // A locale that is not installed: perl, the unshare backend's loader, would warn about it.
+    process.env.LANG = 'xx_YY.UTF-8';
+    try {
+      const r = await runIn(
+        backend,
+        await freshProject(`locale-${backend.name}`),
+        'echo hi; env | grep ^PERL',
+      );
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe('hi\n');
+    } finally {
+      if (lang === undefined) delete process.env.LANG;
+      else process.env.LANG = lang;
+    }
+  });
+
   it('makes no set-group-ID directory: chmod g+s is refused, and mkdir(2) drops the bit itself', async () => {
     const project = await freshProject(`dirs-${backend.name}`);
     const r = await runIn(

@@ -35,6 +35,7 @@ function loaderScript(prctl: number): string {
     'my $p = pack("S x![J] J", length($f) / 8, unpack("J", pack("p", $f)));',
     `if (syscall(${prctl}, 38, 1, 0, 0, 0) != 0 || syscall(${prctl}, 22, 2, $p, 0, 0) != 0) {`,
     '  print STDERR "cadre: the seccomp filter could not be installed: $!\\n"; exit 125; }',
+    'delete $ENV{PERL_BADLANG};',
     'exec { $ARGV[0] } @ARGV;',
     'print STDERR "cadre: cannot run $ARGV[0]: $!\\n"; exit 127;',
   ].join('\n');

@@ -192,6 +192,8 @@ function setupScript(
   }
   lines.push(`cd ${shQuote(root)}`, `${shQuote(tools.pivotRoot)} . .`, `${shQuote(tools.umount)} -l .`);
   if (pidMax !== undefined) lines.push(`echo ${pidMax} > /proc/sys/kernel/pid_max`);
-  lines.push(`cd ${shQuote(cwd)}`, 'exec "$@"');
+  // PERL_BADLANG=0: the seccomp loader (perl, seccomp-load.ts) would warn on every command where
+  // LANG names a locale that is not installed; it removes the variable before the command runs.
+  lines.push(`cd ${shQuote(cwd)}`, 'PERL_BADLANG=0 exec "$@"');
   return lines.join('\n');
 }
