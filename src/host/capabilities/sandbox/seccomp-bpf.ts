@@ -71,7 +71,7 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
 };
 
 /** S_ISUID | S_ISGID. */
-export const SETID_BITS = 0o6000;
+const SETID_BITS = 0o6000;
 /** O_CREAT | __O_TMPFILE: the same values on x86_64 and in asm-generic (aarch64). */
 const CREATE_FLAGS = 0o100 | 0o20000000;
 
