@@ -19,20 +19,29 @@ export async function projectDirOf(options: Pick<RuntimeOptions, 'cwd'>): Promis
 
 /**
  * `files` as entries of the protected list, which is relative to the root a path lies in: each file
- * (by its real path) relative to the project or an additional directory holding it. A file outside
- * all of them needs none: no file tool writes there, and commands see those places read-only.
+ * relative to the project or an additional directory holding it, by every name that reaches it (as
+ * given, through its directory's real path, and its own real path), so that neither a symbolic
+ * link on the way nor the file behind it can be swapped. A file outside all of them needs none: no
+ * file tool writes there, and commands see those places read-only.
  */
 async function protectEntries(files: readonly string[], roots: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
+  const out = new Set<string>();
+  const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => r)));
   for (const file of files) {
-    const real = await realpath(file).catch(() => path.resolve(file));
-    for (const root of roots) {
-      const rel = path.relative(await realpath(root).catch(() => root), real);
-      if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel))
-        out.push(rel.split(path.sep).join('/'));
-    }
+    const given = path.resolve(file);
+    const names = [
+      given,
+      path.join(await realpath(path.dirname(given)).catch(() => path.dirname(given)), path.basename(given)),
+      await realpath(given).catch(() => given),
+    ];
+    for (const name of names)
+      for (const root of [...roots, ...realRoots]) {
+        const rel = path.relative(root, name);
+        if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel))
+          out.add(rel.split(path.sep).join('/'));
+      }
   }
-  return out;
+  return [...out];
 }
 
 /** The config files as loaded, and the config in force: theirs with the options' overrides. */

@@ -3,7 +3,7 @@
 // appended a task to it would have that task run. While the batch runs the file is a protected
 // path: readable by every task (Read works), changed by none, through the file tools (Write, Edit)
 // in acceptEdits or through a command the shell policy cannot read in bypassPermissions.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
@@ -76,5 +76,45 @@ describe.each(['acceptEdits', 'bypassPermissions'])("a batch's tasks file, in %s
     if (mode === 'bypassPermissions') expect(results[3]?.text).toContain('tried');
     else expect(results[3]?.isError).toBe(true);
     expect(await readFile(tasks, 'utf8')).toBe(content);
+  });
+});
+
+describe("a batch's tasks file reached through a symbolic link, in bypassPermissions", () => {
+  it('can be swapped neither at the link nor behind it', async () => {
+    const tag = 'linker';
+    const evil = JSON.stringify({ id: 'planted', agent: 'general-purpose', prompt: 'planted' });
+    s.scripts.set(tag, [
+      () =>
+        toolUseReply([
+          { name: 'Read', input: { file_path: 'tasks-link.jsonl' } },
+          { name: 'Write', input: { file_path: 'tasks-link.jsonl', content: `${evil}\n` } },
+          {
+            name: 'Bash',
+            input: {
+              command: opaque(
+                `rm -f tasks-link.jsonl; echo '${evil}' > tasks-link.jsonl; echo '${evil}' >> linked/real-tasks.jsonl; echo tried`,
+              ),
+            },
+          },
+        ]),
+      () => textReply('done'),
+    ]);
+    const real = path.join(project.dir, 'linked', 'real-tasks.jsonl');
+    const link = path.join(project.dir, 'tasks-link.jsonl');
+    await mkdir(path.dirname(real), { recursive: true });
+    const content = `${JSON.stringify({ id: tag, agent: 'general-purpose', prompt: `[[${tag}]] go` })}\n`;
+    await writeFile(real, content);
+    await symlink('linked/real-tasks.jsonl', link);
+    const r = await cadre('batch', link, '--out', 'out-link.jsonl', '--permission-mode', 'bypassPermissions');
+    const results = lastResults(tag);
+    expect(results, r.stderr).toHaveLength(3);
+    expect(results[0]?.text).toContain(tag);
+    expect(results[1]?.isError).toBe(true);
+    expect(results[1]?.text).toMatch(/protected/);
+    // The command does not run at all: a symbolic link on a protected path cannot be kept read-only.
+    expect(results[2]?.isError).toBe(true);
+    expect(results[2]?.text).toMatch(/tasks-link\.jsonl is a symbolic link/);
+    expect(await readlink(link)).toBe('linked/real-tasks.jsonl');
+    expect(await readFile(real, 'utf8')).toBe(content);
   });
 });
