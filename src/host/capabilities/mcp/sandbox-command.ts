@@ -1,7 +1,9 @@
 // The one place an MCP stdio server meets the command sandbox: the same bubblewrap setup the Bash
 // tool's commands get (read-only root, fresh PID namespace that takes every descendant down with
 // the server, private /tmp), except that the network is kept (most servers call an API), the
-// project is mounted read-only, and the server's own state directory is its writable HOME.
+// project is mounted read-only, and the server's own state directory is its writable HOME. The
+// set-ID seccomp filter applies too: a server may write its state directory and the directories
+// its configuration names, and no file it writes there may carry the set-user-ID bit to the host.
 // `sandbox.mode` applies as for commands: `required` refuses to start a server without it.
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -10,6 +12,9 @@ import { CadreError } from '../../../shared/errors.js';
 import { commandEnv } from '../exec.js';
 import { probeSandbox, type SandboxStatus } from '../sandbox.js';
 import { credentialsUnder } from '../sandbox/home.js';
+import { setidFilter } from '../sandbox/seccomp-bpf.js';
+import { SECCOMP_FD, seccompFile } from '../sandbox/seccomp-load.js';
+import { workspace } from '../sandbox/workspace.js';
 import type { ServerCommand } from './server-process.js';
 import type { StdioTarget } from './server-spec.js';
 
@@ -79,11 +84,32 @@ export async function sandboxedServerCommand(
     ...programDirsUnderTmp(target).flatMap((dir) => ['--ro-bind', dir, dir]),
     ...target.sandbox.writable.flatMap((dir) => ['--bind', dir, dir]),
     ...(target.sandbox.network ? ['--share-net'] : []),
+    '--seccomp',
+    String(SECCOMP_FD),
     '--',
     target.command,
     ...target.args,
   ];
-  return { file: status.bwrapPath, args, cwd: target.cwd, env, sandbox: 'bwrap' };
+  return { ...(await withSeccompFd(status, status.bwrapPath, args)), cwd: target.cwd, env, sandbox: 'bwrap' };
+}
+
+/**
+ * bwrap started by a system sh that opens the seccomp filter's file on the descriptor `--seccomp`
+ * names. A status the probe found available has both (its trial ran under the filter).
+ */
+async function withSeccompFd(
+  status: SandboxStatus,
+  bwrap: string,
+  args: string[],
+): Promise<{ file: string; args: string[] }> {
+  const filter = setidFilter(status.arch);
+  if (filter === undefined || status.sh === undefined)
+    throw new CadreError('sandbox_unavailable', `no seccomp filter can be loaded here: ${status.detail}`);
+  const file = seccompFile((await workspace()).dir, filter);
+  return {
+    file: status.sh,
+    args: ['-c', `exec "$@" ${SECCOMP_FD}< "$0"`, file, bwrap, ...args],
+  };
 }
 
 /**
