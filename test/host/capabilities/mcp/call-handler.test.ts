@@ -197,7 +197,7 @@ describe('the mcp.call handler', () => {
     expect(served).toBe(4);
   });
 
-  it('a verdict taken from the run\'s memo still leaves exactly one audit line per call, each saying what decided it', async () => {
+  it("a verdict taken from the run's memo still leaves exactly one audit line per call, each saying what decided it", async () => {
     let served = 0;
     const live = {
       ...entry('mcp__fixture__echo', 'echo'),
