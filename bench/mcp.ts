@@ -8,59 +8,48 @@
 //      that answers at once, so wake-ups and the server drop out: cadre's own work per call.
 //   3. Memory: 16 agents sharing one stdio server against one agent, each in a fresh CLI process,
 //      the same fan-out without MCP as the baseline (goal: MCP's share grows by ≤ 10 MB).
-// Run: npm run build && npx tsx bench/mcp.ts [--only roundTrip,cpu,memory]
+// Run: npm run build && npx tsx bench/mcp.ts [--only roundTrip,cpu,memory] [--build label=dir]...
+//   --build (repeatable) measures parts 1 and 2 for each build, side by side in one process: `dir`
+//   a copy of dist/ inside this checkout (e.g. .scratch/before/dist); without it, the source.
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ApprovalBroker, nonInteractiveResolver } from '../src/host/approvals/index.js';
-import { createAuditLog, type AuditLog } from '../src/host/capabilities/audit.js';
+import type { AuditLog } from '../src/host/capabilities/audit.js';
 import type { EffectContext } from '../src/host/capabilities/effect-context.js';
 import type { McpConnection } from '../src/host/capabilities/mcp/connection.js';
+import type { RunMcpTool } from '../src/host/capabilities/mcp/run-mcp-tools.js';
 import type { PolicyRules } from '../src/host/capabilities/policy.js';
 import type { Capabilities } from '../src/shared/capabilities.js';
-import { ok } from '../src/shared/errors.js';
-import { exposeGateway } from '../src/host/capabilities/gateway.js';
-import { mcpCallHandler } from '../src/host/capabilities/mcp/call-handler.js';
-import { McpRuntime } from '../src/host/capabilities/mcp/mcp-runtime.js';
-import { portEndpoint } from '../src/shared/endpoint.js';
 import { startFakeAnthropic, systemText, textReply, toolUseReply } from '../test/support/fake-anthropic.js';
 import { runCli } from './support/cli.js';
+import { buildsFromArgs, loadMcpBuild, type McpBuild } from './support/mcp-build.js';
 import { median, quantile, writeResult } from './support/stats.js';
-import { SandboxGate } from '../src/host/capabilities/sandbox/gate.js';
 
 const SERVER = path.resolve('test', 'fixtures', 'mcp', 'stdio-server.mjs');
 const root = await mkdtemp(path.join(os.tmpdir(), 'cadre-bench-mcp-'));
 const home = path.join(root, 'home');
 await mkdir(home, { recursive: true });
+const builds = await Promise.all(
+  buildsFromArgs(process.argv).map(({ label, dist }) => loadMcpBuild(label, dist)),
+);
 
-// Part 1: the call round trip. Five ways to make the same call, in interleaved batches: the SDK
-// client directly; the hub's connection; the mcp.call handler in the host's own thread (parse,
-// policy, audit, hub, result); an agent thread reaching the hub's connection over its port with
-// nothing in between (the floor of any design with the thread boundary); and an agent thread
-// calling the capability over its port.
-type Way = 'sdk' | 'hub' | 'handler' | 'floor' | 'capability';
-const WAYS: readonly Way[] = ['sdk', 'hub', 'handler', 'floor', 'capability'];
+// Part 1: the call round trip, made in interleaved batches in several ways: the SDK client
+// directly; an agent thread reaching the (first build's) hub over its port with nothing in between
+// (`floor`: the floor of any design with the thread boundary); the hub's connection; and for each
+// build its mcp.call handler in the host's own thread (parse, policy, audit, hub, result) and
+// an agent thread calling the capability over its port. With one build the ways are named
+// `handler` and `capability`; with several, `capability:<label>` and so on. Every way calls the
+// same server process through the same hub, so builds differ only in their own code.
+const RULES: PolicyRules = { allow: ['mcp__fixture'], ask: [], deny: [] };
+const wayName = (way: string, build: McpBuild) => (builds.length === 1 ? way : `${way}:${build.label}`);
 
-async function roundTrip(
-  tool: 'echo' | 'slow',
-  input: Record<string, unknown>,
-  calls: number,
-  rounds: number,
-) {
-  const direct = new Client({ name: 'bench', version: '1' });
-  // In a session of its own, as the hub starts servers (detached, for their process group), so both
-  // servers are the same kind of process under the kernel's autogroup scheduling. (The direct call
-  // still measures slower than the hub's inside this process, though the two are equal in plain
-  // Node; the cause is not known.)
-  await direct.connect(
-    new StdioClientTransport({ command: 'setsid', args: [process.execPath, SERVER, 'direct'] }),
-  );
-  const rules = { allow: ['mcp__fixture'], ask: [], deny: [] };
-  const mcp = new McpRuntime({
+/** The hub every way shares: the first build's, one server process (two would be scheduled apart). */
+async function sharedHub(build: McpBuild, tool: string) {
+  const mcp = new build.McpRuntime({
     configured: {
       fixture: {
         name: 'fixture',
@@ -73,38 +62,76 @@ async function roundTrip(
     cwd: root,
     home,
     sandboxMode: 'auto',
-    rules,
+    rules: RULES,
   });
   const name = `mcp__fixture__${tool}`;
   const agent = { name: 'bench', source: 'cli' as const, path: 'bench', tools: [name] };
   const grant = { mode: 'default' as const, deniedTools: [] };
   const tools = await mcp.tools(
-    await mcp.plan(agent as Parameters<McpRuntime['plan']>[0], grant),
+    await mcp.plan(agent as Parameters<typeof mcp.plan>[0], grant),
     grant,
     new AbortController().signal,
   );
   const entry = tools.table.get(name);
   if (!entry) throw new Error(`${name} was not offered`);
-  const audit = await createAuditLog(path.join(root, 'audit.jsonl'));
+  return { mcp, name, entry, table: tools.table };
+}
+
+/** One build's side of the round trip over the shared hub's tools: its audit log, handler and gateway. */
+async function buildSide(build: McpBuild, table: ReadonlyMap<string, RunMcpTool>) {
+  const audit = await build.createAuditLog(path.join(root, `audit-${build.label}.jsonl`));
   const run = new AbortController();
-  const handler = mcpCallHandler(benchContext(rules, audit, run.signal), tools.table);
+  const handler = build.mcpCallHandler(benchContext(build, RULES, audit, run.signal), table);
+  const channel = new MessageChannel();
+  const gateway = build.exposeGateway(build.portEndpoint(channel.port1), { 'mcp.call': handler }, [
+    'mcp.call',
+  ]);
+  const close = async () => {
+    gateway.close();
+    run.abort();
+    await audit.close();
+  };
+  return { handler, port: channel.port2, close };
+}
+
+async function roundTrip(
+  tool: 'echo' | 'slow',
+  input: Record<string, unknown>,
+  calls: number,
+  rounds: number,
+) {
+  const direct = new Client({ name: 'bench', version: '1' });
+  // Spawned as a user of the SDK spawns a server. Not through `setsid` (a session of its own, as
+  // the hub's servers have for their process group): measured in this process, that made every
+  // direct call 30–60 µs slower than the same call to a plainly spawned server, a baseline that
+  // flattered cadre. The hub's server, detached, measures no slower than a plain one.
+  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, 'direct'] }));
+  const hub = await sharedHub(builds[0]!, tool);
+  const sides = await Promise.all(builds.map((build) => buildSide(build, hub.table)));
   // The floor: the same port and hub, none of cadre's checks. Each call has its own signal, as
   // cadre's do: the SDK leaves a listener on the signal it is given, and Node's EventTarget checks
   // every listener already there when one is added, so a shared signal slows each call a little more.
   const floor: Capabilities['mcp.call'] = async (raw) => {
-    const result = await entry.connection.call(tool, raw.input, {
+    const result = await hub.entry.connection.call(tool, raw.input, {
       timeoutMs: 10_000,
       signal: new AbortController().signal,
     });
-    return ok({ content: JSON.stringify(result.content), isError: result.isError, truncated: false });
+    return {
+      ok: true,
+      value: { content: JSON.stringify(result.content), isError: result.isError, truncated: false },
+    };
   };
-  const channel = new MessageChannel();
-  const gateway = exposeGateway(portEndpoint(channel.port1), { 'mcp.call': handler }, ['mcp.call']);
   const floorChannel = new MessageChannel();
-  const floorGateway = exposeGateway(portEndpoint(floorChannel.port1), { 'mcp.call': floor }, ['mcp.call']);
+  const floorGateway = builds[0]!.exposeGateway(
+    builds[0]!.portEndpoint(floorChannel.port1),
+    { 'mcp.call': floor },
+    ['mcp.call'],
+  );
+  const ports: Record<string, MessagePort> = { floor: floorChannel.port2 };
+  builds.forEach((build, i) => (ports[wayName('capability', build)] = sides[i]!.port));
   const worker = new Worker(new URL('./support/mcp-roundtrip-worker.mjs', import.meta.url), {
-    workerData: { port: channel.port2, floorPort: floorChannel.port2 },
-    transferList: [channel.port2, floorChannel.port2],
+    workerData: { ports },
+    transferList: Object.values(ports),
   });
   const timed = async (n: number, call: () => Promise<unknown>) => {
     const times: number[] = [];
@@ -115,49 +142,66 @@ async function roundTrip(
     }
     return times;
   };
-  const inWorker = async (n: number, port: 'caps' | 'floor') => {
-    worker.postMessage({ n, tool: name, input, port });
+  const inWorker = async (n: number, port: string) => {
+    worker.postMessage({ n, tool: hub.name, input, port });
     return (await new Promise((resolve) => worker.once('message', resolve))) as number[];
   };
-  const ways: Record<Way, (n: number) => Promise<number[]>> = {
+  const ways: Record<string, (n: number) => Promise<number[]>> = {
     sdk: (n) => timed(n, () => direct.callTool({ name: tool, arguments: input })),
     hub: (n) =>
       timed(n, () =>
-        entry.connection.call(tool, input, { timeoutMs: 10_000, signal: new AbortController().signal }),
+        hub.entry.connection.call(tool, input, { timeoutMs: 10_000, signal: new AbortController().signal }),
       ),
-    handler: (n) => timed(n, () => handler({ tool: name, input })),
     floor: (n) => inWorker(n, 'floor'),
-    capability: (n) => inWorker(n, 'caps'),
   };
-  for (const way of WAYS) await ways[way](Math.min(100, calls));
-  const all: Record<Way, number[]> = { sdk: [], hub: [], handler: [], floor: [], capability: [] };
+  builds.forEach((build, i) => {
+    const side = sides[i]!;
+    ways[wayName('handler', build)] = (n) => timed(n, () => side.handler({ tool: hub.name, input }));
+    ways[wayName('capability', build)] = (n) => inWorker(n, wayName('capability', build));
+  });
+  const names = Object.keys(ways);
+  for (const way of names) await ways[way]!(Math.min(100, calls));
+  const all: Record<string, number[]> = Object.fromEntries(names.map((way) => [way, []]));
   for (let r = 0; r < rounds; r++) {
     // Each round in another order, so no way always runs right after the same other one.
-    const order = r % 2 === 0 ? WAYS : [...WAYS].reverse();
-    for (const way of order) all[way].push(...(await ways[way](calls)));
+    const order = r % 2 === 0 ? names : [...names].reverse();
+    for (const way of order) all[way]!.push(...(await ways[way]!(calls)));
   }
   await worker.terminate();
-  gateway.close();
   floorGateway.close();
-  run.abort();
-  await audit.close();
-  await mcp.close();
+  for (const side of sides) await side.close();
+  await hub.mcp.close();
   await direct.close();
-  const us = (way: Way) => median(all[way]) * 1000;
+  const us = (way: string) => median(all[way]!) * 1000;
   return {
     tool,
     calls: calls * rounds,
-    medianUs: Object.fromEntries(WAYS.map((w) => [w, us(w)])),
-    p99Us: Object.fromEntries(WAYS.map((w) => [w, quantile(all[w], 0.99) * 1000])),
-    ratio: us('capability') / us('sdk'),
-    overheadUs: us('capability') - us('sdk'),
+    medianUs: Object.fromEntries(names.map((w) => [w, us(w)])),
+    p99Us: Object.fromEntries(names.map((w) => [w, quantile(all[w]!, 0.99) * 1000])),
     floorRatio: us('floor') / us('sdk'),
-    overFloorUs: us('capability') - us('floor'),
+    builds: Object.fromEntries(
+      builds.map((build) => {
+        const capability = us(wayName('capability', build));
+        return [
+          build.label,
+          {
+            ratio: capability / us('sdk'),
+            overheadUs: capability - us('sdk'),
+            overFloorUs: capability - us('floor'),
+          },
+        ];
+      }),
+    ),
   };
 }
 
 /** The EffectContext of the benchmark's one run: the rules given, nobody to ask. */
-function benchContext(rules: PolicyRules, audit: AuditLog, signal: AbortSignal): EffectContext {
+function benchContext(
+  build: McpBuild,
+  rules: PolicyRules,
+  audit: AuditLog,
+  signal: AbortSignal,
+): EffectContext {
   return {
     agentId: 'bench-1',
     agentType: 'bench',
@@ -168,22 +212,22 @@ function benchContext(rules: PolicyRules, audit: AuditLog, signal: AbortSignal):
     rules,
     records: [],
     protect: [],
-    sandbox: new SandboxGate(
+    sandbox: new build.SandboxGate(
       { mode: 'auto', allowRead: [], denyRead: [], protect: [], warnings: [] },
       () => undefined,
     ),
-    approvals: new ApprovalBroker(nonInteractiveResolver()),
+    approvals: new build.ApprovalBroker(build.nonInteractiveResolver()),
     audit,
     signal,
     pauseClock: () => () => undefined,
   };
 }
 
-// Part 2: host CPU per call. The handler over a stand-in connection that answers at once (no
-// process, no wake-up), in batches; the median batch's CPU time (the process's, which the load of
-// a shared machine disturbs less than wall time) and wall time per call.
+// Part 2: host CPU per call. Each build's handler over a stand-in connection that answers at once
+// (no process, no wake-up), in batches, the builds taking turns; the median batch's CPU time (the
+// process's, which the load of a shared machine disturbs less than wall time) and wall time per
+// call. The audit log's writes (batched, every 50 ms) fall between batches, as between calls.
 async function hostCpu(batches: number, perBatch: number) {
-  const rules = { allow: ['mcp__fixture'], ask: [], deny: [] };
   const answer = { content: [{ type: 'text', text: `echo: ${'x'.repeat(64)}` }], isError: false };
   const connection = { call: () => Promise.resolve(answer) } as unknown as McpConnection;
   const name = 'mcp__fixture__echo';
@@ -201,31 +245,48 @@ async function hostCpu(batches: number, perBatch: number) {
       },
     ],
   ]);
-  const audit = await createAuditLog(path.join(root, 'cpu-audit.jsonl'));
   const run = new AbortController();
-  const handler = mcpCallHandler(benchContext(rules, audit, run.signal), table);
+  const sides = await Promise.all(
+    builds.map(async (build) => {
+      const audit = await build.createAuditLog(path.join(root, `cpu-audit-${build.label}.jsonl`));
+      const handler = build.mcpCallHandler(benchContext(build, RULES, audit, run.signal), table);
+      return { build, audit, handler, wall: [] as number[], cpu: [] as number[] };
+    }),
+  );
   const input = { text: 'x'.repeat(64) };
-  const wall: number[] = [];
-  const cpu: number[] = [];
   for (let b = 0; b < batches + 2; b++) {
-    const t = performance.now();
-    const used = process.cpuUsage();
-    for (let i = 0; i < perBatch; i++) {
-      const envelope = await handler({ tool: name, input });
-      if (!envelope.ok) throw new Error(JSON.stringify(envelope.error));
+    for (const side of b % 2 === 0 ? sides : [...sides].reverse()) {
+      const t = performance.now();
+      const used = process.cpuUsage();
+      for (let i = 0; i < perBatch; i++) {
+        const envelope = await side.handler({ tool: name, input });
+        if (!envelope.ok) throw new Error(JSON.stringify(envelope.error));
+      }
+      // The batch's audit lines written: part of what its calls cost, however a build spreads it.
+      await side.audit.flush();
+      const spent = process.cpuUsage(used);
+      // The first two batches warm up.
+      if (b >= 2) {
+        side.wall.push(((performance.now() - t) / perBatch) * 1000);
+        side.cpu.push((spent.user + spent.system) / perBatch);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const spent = process.cpuUsage(used);
-    // The first two batches warm up.
-    if (b >= 2) {
-      wall.push(((performance.now() - t) / perBatch) * 1000);
-      cpu.push((spent.user + spent.system) / perBatch);
-    }
-    // Let the audit log's timer flush between batches, as it would between calls.
-    await new Promise((resolve) => setTimeout(resolve, 60));
   }
   run.abort();
-  await audit.close();
-  return { batches, perBatch, wallUs: median(wall), cpuUs: median(cpu), minCpuUs: Math.min(...cpu) };
+  for (const side of sides) await side.audit.close();
+  return Object.fromEntries(
+    sides.map((side) => [
+      side.build.label,
+      {
+        batches,
+        perBatch,
+        wallUs: median(side.wall),
+        cpuUs: median(side.cpu),
+        minCpuUs: Math.min(...side.cpu),
+      },
+    ]),
+  );
 }
 
 // Part 3: memory with 1 and 16 agents sharing one server, against the same fan-out without MCP.
@@ -359,21 +420,33 @@ const mem = want('memory') ? await memory(3) : undefined;
 await server.close();
 await rm(root, { recursive: true, force: true });
 type RoundTrip = Awaited<ReturnType<typeof roundTrip>>;
-const ways = (r: RoundTrip) => WAYS.map((w) => `${w} ${(r.medianUs[w] ?? NaN).toFixed(0)}`).join(', ');
+const ways = (r: RoundTrip) =>
+  Object.entries(r.medianUs)
+    .map(([way, us]) => `${way} ${us.toFixed(0)}`)
+    .join(', ');
 const lines: string[] = [];
 if (echo && work) {
-  const row = (r: RoundTrip) => ({ tool: r.tool, ...r.medianUs, ratio: r.ratio, overheadUs: r.overheadUs });
-  console.table([row(echo), row(work)]);
+  console.table([echo, work].map((r) => ({ tool: r.tool, ...r.medianUs })));
   lines.push(
-    `mcp.call round trip, median µs (SDK direct; hub; host handler with policy and audit; agent thread to the hub with no checks; agent thread through its capability port):`,
-    `  echo (no work): ${ways(echo)}: ${echo.ratio.toFixed(2)}× the SDK, +${echo.overheadUs.toFixed(0)} µs (goal ≤ 1.2×); the thread hop alone ${echo.floorRatio.toFixed(2)}×, cadre's checks +${echo.overFloorUs.toFixed(0)} µs over it`,
-    `  a tool doing 5 ms of work: ${ways(work)}: ${work.ratio.toFixed(3)}× the SDK, +${work.overheadUs.toFixed(0)} µs`,
+    `mcp.call round trip, median µs (sdk: the SDK client directly; floor: an agent thread to the hub over its port with no checks; hub: the hub's connection; handler: the host's handler with policy and audit, in the host's thread; capability: an agent thread through its capability port):`,
   );
+  for (const r of [echo, work]) {
+    lines.push(`  ${r.tool === 'echo' ? 'echo (no work)' : 'a tool doing 5 ms of work'}: ${ways(r)}`);
+    for (const build of builds) {
+      const b = r.builds[build.label]!;
+      lines.push(
+        `    ${build.label}: ${b.ratio.toFixed(r.tool === 'echo' ? 2 : 3)}× the SDK, +${b.overheadUs.toFixed(0)} µs${r.tool === 'echo' ? ' (goal ≤ 1.2×)' : ''}; +${b.overFloorUs.toFixed(0)} µs over the floor (the thread hop alone: ${r.floorRatio.toFixed(2)}× the SDK)`,
+      );
+    }
+  }
 }
 if (cpu)
-  lines.push(
-    `host CPU per mcp.call (handler over a connection that answers at once): ${cpu.cpuUs.toFixed(1)} µs of CPU (best batch ${cpu.minCpuUs.toFixed(1)}), ${cpu.wallUs.toFixed(1)} µs of wall time; medians of ${cpu.batches} batches of ${cpu.perBatch}`,
-  );
+  for (const build of builds) {
+    const c = cpu[build.label]!;
+    lines.push(
+      `host CPU per mcp.call, ${build.label} (handler over a connection that answers at once, its audit lines written): ${c.cpuUs.toFixed(1)} µs of CPU (best batch ${c.minCpuUs.toFixed(1)}), ${c.wallUs.toFixed(1)} µs of wall time; medians of ${c.batches} batches of ${c.perBatch}`,
+    );
+  }
 if (mem) {
   console.table(mem.rows);
   lines.push(
@@ -383,5 +456,10 @@ if (mem) {
 }
 console.log(lines.join('\n'));
 const name = only ? `mcp-${[...only].join('-')}` : 'mcp';
-const result = { roundTrip: echo && work ? { echo, work } : undefined, hostCpu: cpu, memory: mem };
+const result = {
+  builds: builds.map((b) => b.label),
+  roundTrip: echo && work ? { echo, work } : undefined,
+  hostCpu: cpu,
+  memory: mem,
+};
 console.log(`written to ${await writeResult(name, result)}`);

@@ -1,5 +1,5 @@
-// Benchmark worker: calls the mcp.call capability N times over one of its two ports (`caps`: the
-// run's gateway; `floor`: a gateway straight to the hub), as an agent's MCP tool does, and reports
+// Benchmark worker: calls the mcp.call capability N times over one of its ports (one per build's
+// gateway, and `floor`: a gateway straight to the hub), as an agent's MCP tool does, and reports
 // per-call times.
 import { parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
@@ -10,7 +10,9 @@ const wrap = (port) =>
     addEventListener: (_t, l) => port.on('message', (data) => l({ data })),
     removeEventListener: () => undefined,
   });
-const remotes = { caps: wrap(workerData.port), floor: wrap(workerData.floorPort) };
+const remotes = Object.fromEntries(
+  Object.entries(workerData.ports).map(([name, port]) => [name, wrap(port)]),
+);
 parentPort.on('message', async ({ n, tool, input, port }) => {
   const remote = remotes[port];
   const times = [];

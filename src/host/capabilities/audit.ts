@@ -58,11 +58,23 @@ export interface AuditLogOptions {
 }
 
 const MAX_BUFFERED_CHARS = 64 * 1024;
+/**
+ * Most entries held before a write. An entry's line is at most a few KB (its summary, reason and
+ * names are cut), so this bounds the memory held as MAX_BUFFERED_CHARS bounds the written lines.
+ */
+const MAX_QUEUED_ENTRIES = 256;
 /** How soon a flush that found the lock taken is tried again. */
 const LOCK_RETRY_MS = 5;
 
+/** An entry recorded and not yet formatted: its clock reading and its arguments' summary, taken when it was recorded. */
+interface Queued {
+  entry: AuditEntry;
+  now: number;
+  args: Record<string, unknown> | string;
+}
+
 /** One entry as the JSON text of its line, before the chain's `prev` is put in front. */
-function body(entry: AuditEntry, now: number): string {
+function body({ entry, now, args }: Queued): string {
   // JSON leaves out fields that are undefined, so no defined() pass is needed.
   return JSON.stringify({
     at: typeof entry.at === 'number' ? entry.at : now,
@@ -70,7 +82,7 @@ function body(entry: AuditEntry, now: number): string {
     agentId: entry.agentId,
     agentType: entry.agentType,
     capability: entry.capability,
-    args: summarizeArgs(String(entry.capability), entry.args),
+    args: typeof args === 'string' ? summarizeArgs(String(entry.capability), args) : args,
     decision: entry.decision,
     approval: entry.approval,
     decidedBy: typeof entry.decidedBy === 'string' ? cut(entry.decidedBy, 40) : undefined,
@@ -80,6 +92,23 @@ function body(entry: AuditEntry, now: number): string {
     durationMs: typeof entry.durationMs === 'number' ? Math.round(entry.durationMs * 1000) / 1000 : undefined,
     ok: entry.ok,
     errorCode: entry.errorCode,
+  });
+}
+
+/** The line of a queued entry; an entry that cannot be written still leaves a line saying so. */
+function lineOf(item: Queued): string {
+  try {
+    return body(item);
+  } catch (error) {
+    return unloggable(item.entry, item.now, error);
+  }
+}
+
+function unloggable(entry: AuditEntry, now: number, error: unknown): string {
+  return JSON.stringify({
+    at: now,
+    capability: String(entry?.capability),
+    error: `unloggable entry: ${(error as Error).message}`,
   });
 }
 
@@ -100,6 +129,9 @@ export async function createAuditLog(file: string, options: AuditLogOptions = {}
   }
   const clock = options.clock ?? Date.now;
   const interval = options.flushIntervalMs ?? 50;
+  // Entries are kept as recorded and turned into lines when written: a call's own path pays for a
+  // push, and the JSON and secret masking of a whole batch run together, off every call's path.
+  let queued: Queued[] = [];
   let buffer: string[] = [];
   let buffered = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -113,6 +145,12 @@ export async function createAuditLog(file: string, options: AuditLogOptions = {}
   const writeNow = (waitMs = 0): 'written' | 'busy' | 'failed' => {
     if (timer) clearTimeout(timer);
     timer = undefined;
+    for (const item of queued) {
+      const text = lineOf(item);
+      buffer.push(text);
+      buffered += text.length;
+    }
+    queued = [];
     if (buffer.length === 0) return 'written';
     try {
       state = appendChained(file, buffer, state, waitMs);
@@ -150,19 +188,23 @@ export async function createAuditLog(file: string, options: AuditLogOptions = {}
   return {
     path: file,
     record(entry) {
-      let text: string;
+      const now = clock();
       try {
-        text = body(entry, clock());
+        // A string is kept as it is (it cannot change); a request is summarised now, as it stands,
+        // and not held (it may be large: a file's content).
+        if (typeof entry.args === 'string') queued.push({ entry, now, args: entry.args });
+        else
+          queued.push({
+            entry: { ...entry, args: undefined },
+            now,
+            args: summarizeArgs(String(entry.capability), entry.args),
+          });
       } catch (error) {
-        text = JSON.stringify({
-          at: clock(),
-          capability: String(entry?.capability),
-          error: `unloggable entry: ${(error as Error).message}`,
-        });
+        const text = unloggable(entry, now, error);
+        buffer.push(text);
+        buffered += text.length;
       }
-      buffer.push(text);
-      buffered += text.length;
-      if (closed || buffered >= MAX_BUFFERED_CHARS) writeNow();
+      if (closed || queued.length >= MAX_QUEUED_ENTRIES || buffered >= MAX_BUFFERED_CHARS) writeNow();
       else timer ??= setTimeout(() => writeNow(), interval).unref();
     },
     flush: drain,

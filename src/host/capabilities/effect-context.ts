@@ -79,8 +79,8 @@ export interface CallAudit {
 export interface AskSpec {
   /** Title verb phrase: `run Bash`, `write src/a.ts`. */
   action: string;
-  /** One line a person can judge. */
-  summary: string;
+  /** One line a person can judge (a function: built only when the call asks). */
+  summary: string | (() => string);
   /** Built only when the call asks (a write's diff reads the current file). */
   preview?: () => string | Promise<string>;
   /** The whole input, for the prompt's `d` key (built only when the call asks). */
@@ -215,6 +215,7 @@ async function askPerson(
   try {
     const preview = await previewOf(ask);
     const detail = ask.detail?.();
+    const summary = typeof ask.summary === 'function' ? ask.summary() : ask.summary;
     const requestId = `apr_${randomUUID()}`;
     const stamp = {
       agentId: ctx.agentId,
@@ -228,7 +229,7 @@ async function askPerson(
       type: 'approval-request',
       requestId,
       capability: input.capability,
-      summary: ask.summary,
+      summary,
       reason: verdict.reason,
     });
     const answer = await ctx.approvals.request({
@@ -240,7 +241,7 @@ async function askPerson(
       depth: ctx.depth ?? 0,
       capability: input.capability,
       action: ask.action,
-      summary: ask.summary,
+      summary,
       ...(preview !== undefined ? { preview } : {}),
       ...(detail !== undefined ? { detail } : {}),
       reason: verdict.reason,

@@ -153,6 +153,50 @@ describe('createAuditLog', () => {
     await log.close();
     expect((await lines(file))[0]?.error).toContain('unloggable');
   });
+
+  it('writes an entry as it was when recorded: its arguments summarised and its time read then', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    let now = 1000;
+    const log = await createAuditLog(file, { clock: () => now, flushIntervalMs: 10_000 });
+    const args = { path: 'src/first.ts' };
+    log.record(entry({ args }));
+    log.record(entry({ capability: 'mcp.call', args: 'mcp__s__t GITHUB_TOKEN=ghp_123secret' }));
+    args.path = 'src/changed-later.ts';
+    now = 5000;
+    await log.flush();
+    const [first, second] = await lines(file);
+    expect(first).toMatchObject({ at: 1000, args: { path: 'src/first.ts' } });
+    // Lines are formatted when written: the caller's summary is masked all the same.
+    expect(JSON.stringify(second)).not.toContain('ghp_123secret');
+    await log.close();
+  });
+
+  it('writes once 256 entries wait, without waiting for the interval', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = await createAuditLog(file, { flushIntervalMs: 60_000 });
+    for (let i = 0; i < 255; i++) log.record(entry({ args: { path: `f${i}` } }));
+    await expect(readFile(file, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    log.record(entry({ args: { path: 'f255' } }));
+    expect(await lines(file)).toHaveLength(256);
+    await log.close();
+  });
+
+  it('leaves a line for an entry whose arguments cannot be summarised', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = await createAuditLog(file);
+    const args = Object.defineProperty({}, 'path', {
+      enumerable: true,
+      get() {
+        throw new Error('no reading this');
+      },
+    });
+    log.record(entry({ args }));
+    log.record(entry());
+    await log.close();
+    const [bad, good] = await lines(file);
+    expect(bad?.error).toBe('unloggable entry: no reading this');
+    expect(good).toMatchObject({ capability: 'fs.read', args: { path: 'src/a.ts' } });
+  });
 });
 
 describe('summarizeArgs', () => {

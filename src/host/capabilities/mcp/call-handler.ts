@@ -21,6 +21,7 @@ export function mcpCallHandler(
   maxResultChars = Number.POSITIVE_INFINITY,
 ): Capabilities['mcp.call'] {
   const verdicts = new VerdictMemo();
+  const inFlight = inFlightCalls(ctx.signal);
   return (raw) => {
     const r = raw as { tool?: unknown; input?: unknown };
     const keys = typeof r?.input === 'object' && r.input !== null ? Object.keys(r.input).slice(0, 20) : [];
@@ -33,16 +34,19 @@ export function mcpCallHandler(
           'not_granted',
           `no MCP tool named "${req.tool}" is available to this agent; use only the tools it was offered`,
         );
-      // The tool's own name is the server's choice: it is shown to a person, made inert.
-      const line = `call ${entry.name} (tool "${terminalText(entry.tool, { multiline: false })}" of MCP server "${entry.server}") with ${keys.length} input field${keys.length === 1 ? '' : 's'}`;
       const reason = await authorize(
         ctx,
         call,
         { capability: 'mcp.call', tool: entry.name, readOnly: entry.readOnly },
-        { action: `call ${entry.name}`, summary: line, detail: () => JSON.stringify(req.input, null, 2) },
+        {
+          action: `call ${entry.name}`,
+          // Built only when the call asks: most calls are allowed, and no person reads this line.
+          summary: () => askLine(entry, keys.length),
+          detail: () => JSON.stringify(req.input, null, 2),
+        },
         verdicts,
       );
-      const result = await callLinked(entry, req.input, ctx.signal);
+      const result = await callLinked(entry, req.input, inFlight);
       return {
         value: formatMcpResult(result, entry.maxOutputChars, maxResultChars),
         reason: `${reason}; ${entry.server}/${entry.tool}`,
@@ -51,16 +55,40 @@ export function mcpCallHandler(
   };
 }
 
+/** The one line a person judges a call by. The tool's own name is the server's choice: made inert. */
+function askLine(entry: RunMcpTool, fields: number): string {
+  return `call ${entry.name} (tool "${terminalText(entry.tool, { multiline: false })}" of MCP server "${entry.server}") with ${fields} input field${fields === 1 ? '' : 's'}`;
+}
+
+/** The calls of one run in flight: each is aborted when the run ends. */
+interface InFlight {
+  readonly run: AbortSignal;
+  readonly calls: Set<AbortController>;
+}
+
+/**
+ * One listener on the run's signal for all its calls, rather than one added and removed per call:
+ * Node's EventTarget makes both cost more than the Set does.
+ */
+function inFlightCalls(run: AbortSignal): InFlight {
+  const calls = new Set<AbortController>();
+  const onEnd = () => {
+    for (const call of calls) call.abort(new CadreError('cancelled', 'the calling agent ended'));
+    calls.clear();
+  };
+  if (!run.aborted) run.addEventListener('abort', onEnd, { once: true });
+  return { run, calls };
+}
+
 /**
  * Calls with a signal of the call's own, aborted when the run ends while the call is in flight
  * and released when it settles: the SDK never removes its listener from a signal, and a signal
  * that outlives the call would send a cancellation for a request already answered.
  */
-async function callLinked(entry: RunMcpTool, input: Record<string, unknown>, run: AbortSignal) {
+async function callLinked(entry: RunMcpTool, input: Record<string, unknown>, inFlight: InFlight) {
   const call = new AbortController();
-  const onEnd = () => call.abort(new CadreError('cancelled', 'the calling agent ended'));
-  if (run.aborted) onEnd();
-  else run.addEventListener('abort', onEnd, { once: true });
+  if (inFlight.run.aborted) call.abort(new CadreError('cancelled', 'the calling agent ended'));
+  else inFlight.calls.add(call);
   try {
     return await entry.connection.call(entry.tool, input, {
       timeoutMs: entry.timeoutMs,
@@ -76,6 +104,6 @@ async function callLinked(entry: RunMcpTool, input: Record<string, unknown>, run
       throw new CadreError('cancelled', `${entry.name} was cancelled because the calling agent ended`);
     throw error;
   } finally {
-    run.removeEventListener('abort', onEnd);
+    inFlight.calls.delete(call);
   }
 }

@@ -22,6 +22,7 @@ function handler(
     mode?: PermissionMode;
     approvals?: ApprovalBroker;
     rules?: PolicyRules;
+    signal?: AbortSignal;
   } = {},
 ) {
   const lines: AuditEntry[] = [];
@@ -49,7 +50,7 @@ function handler(
       ),
       approvals: options.approvals ?? new ApprovalBroker(nonInteractiveResolver()),
       audit,
-      signal: new AbortController().signal,
+      signal: options.signal ?? new AbortController().signal,
       pauseClock: () => () => undefined,
       onRefused: (refusal) => void refused.push(refusal),
     },
@@ -194,5 +195,79 @@ describe('the mcp.call handler', () => {
     expect(asked).toHaveLength(1);
     expect(second.lines.map((line) => line.decidedBy)).toEqual(['user', 'session', 'session']);
     expect(served).toBe(4);
+  });
+
+  it("a verdict taken from the run's memo still leaves exactly one audit line per call, each saying what decided it", async () => {
+    let served = 0;
+    const live = {
+      ...entry('mcp__fixture__echo', 'echo'),
+      connection: {
+        call: () => {
+          served++;
+          return Promise.resolve({ content: [{ type: 'text', text: `echo ${served}` }], isError: false });
+        },
+      } as unknown as McpConnection,
+    };
+    const table = new Map([['mcp__fixture__echo', live]]);
+    const { call, lines } = handler({ table, mode: 'default', rules: { allow: ['mcp__fixture'] } });
+    const outs = [];
+    for (let i = 0; i < 40; i++) outs.push(await call({ tool: 'mcp__fixture__echo', input: { i } }));
+    expect(outs.map((out) => out.ok && out.value.content)).toEqual(
+      Array.from({ length: 40 }, (_, i) => `echo ${i + 1}`),
+    );
+    expect(served).toBe(40);
+    expect(lines).toHaveLength(40);
+    for (const line of lines)
+      expect(line).toMatchObject({
+        capability: 'mcp.call',
+        decision: 'allow',
+        decidedBy: 'policy',
+        rule: 'mcp__fixture',
+        ok: true,
+        args: 'mcp__fixture__echo (input keys: i)',
+      });
+  });
+
+  it('the run ending aborts every call in flight (one listener for them all), and a call after the end is cancelled before it is sent', async () => {
+    const signals: AbortSignal[] = [];
+    const pending: Array<() => void> = [];
+    const live = {
+      ...entry('mcp__fixture__slow', 'slow'),
+      connection: {
+        call: (_tool: string, _input: unknown, options: { signal: AbortSignal }) => {
+          signals.push(options.signal);
+          return new Promise((resolve, reject) => {
+            pending.push(() => resolve({ content: [{ type: 'text', text: 'done' }], isError: false }));
+            const fail = () => reject(options.signal.reason as Error);
+            if (options.signal.aborted) fail();
+            else options.signal.addEventListener('abort', fail);
+          });
+        },
+      } as unknown as McpConnection,
+    };
+    const table = new Map([['mcp__fixture__slow', live]]);
+    const run = new AbortController();
+    const { call, lines } = handler({ table, signal: run.signal });
+    // One call answered before the end: its signal is released, so no cancellation follows it.
+    const answered = call({ tool: 'mcp__fixture__slow', input: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    pending.shift()?.();
+    expect((await answered).ok).toBe(true);
+    const inFlight = [0, 1, 2].map(() => call({ tool: 'mcp__fixture__slow', input: {} }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(signals).toHaveLength(4);
+    expect(signals.map((s) => s.aborted)).toEqual([false, false, false, false]);
+    run.abort();
+    const ended = await Promise.all(inFlight);
+    expect(signals.map((s) => s.aborted)).toEqual([false, true, true, true]);
+    for (const out of ended)
+      expect(!out.ok && out.error).toEqual({
+        code: 'cancelled',
+        message: 'mcp__fixture__slow was cancelled because the calling agent ended',
+      });
+    const late = await call({ tool: 'mcp__fixture__slow', input: {} });
+    expect(signals[4]?.aborted).toBe(true);
+    expect(!late.ok && late.error.code).toBe('cancelled');
+    expect(lines.map((line) => line.ok)).toEqual([true, false, false, false, false]);
   });
 });
