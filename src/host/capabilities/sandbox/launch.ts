@@ -10,6 +10,17 @@ import { SANDBOX_LIMITS, type SandboxPlan, type SandboxStatus } from './types.js
 import { unshareInvocation } from './unshare.js';
 import type { Workspace } from './workspace.js';
 
+/**
+ * Closes every descriptor above 2 before the command's first word runs, on the same line so that
+ * bash's line numbers stay the command's. Node passes on what cadre itself inherited without
+ * close-on-exec (a directory or pipe some parent process leaked): inside the sandbox such a
+ * descriptor still leads to the host (`/proc/self/fd/N/…` reads the whole disk through a leaked
+ * `/`), and no backend closes it: bwrap passes them on, and under unshare the command is the
+ * namespace's first process.
+ */
+const CLOSE_INHERITED =
+  'for __cadre_fd in /proc/self/fd/*; do __cadre_fd=${__cadre_fd##*/}; case $__cadre_fd in 0|1|2|*[!0-9]*|"") ;; *) eval "exec $__cadre_fd>&-" ;; esac; done; unset __cadre_fd; ';
+
 /** What to spawn. */
 export interface LaunchSpec {
   file: string;
@@ -43,7 +54,7 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
     throw new Error(
       `cadre's seccomp filter, which keeps commands from making set-user-ID files, has no syscall table for ${status.arch} (it covers x86_64 and aarch64)`,
     );
-  let inner = [status.bash, '-c', req.command];
+  let inner = [status.bash, '-c', `${CLOSE_INHERITED}${req.command}`];
   if (status.processCap.kind === 'rlimit' && status.prlimit !== undefined) {
     const n = SANDBOX_LIMITS.processes;
     inner = [status.prlimit, `--nproc=${n}:${n}`, '--', ...inner];
