@@ -73,7 +73,7 @@ export interface CadreConfig {
   projectWarnings: string[];
 }
 
-/** The merged `webFetch` block: the private hosts add up across the two files. */
+/** The merged `webFetch` block: the private hosts are the user's (a project's are ignored). */
 export interface WebFetchSettings {
   /** Hosts, addresses and CIDR ranges WebFetch may reach although they are private. */
   allowPrivate: string[];
