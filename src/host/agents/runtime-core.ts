@@ -16,6 +16,7 @@ import type { EffectContext, EffectRefusal } from '../capabilities/effect-contex
 import { effectHandlers } from '../capabilities/fs-handlers.js';
 import { mcpCallHandler } from '../capabilities/mcp/call-handler.js';
 import type { McpRuntime } from '../capabilities/mcp/mcp-runtime.js';
+import { isUnder } from '../capabilities/policy/path-match.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { SandboxGate } from '../capabilities/sandbox/gate.js';
 import type { CadreConfig } from '../config.js';
@@ -182,12 +183,24 @@ export class RuntimeCore {
       }));
   }
 
-  /** A task's own project directory (relative to the runtime's), checked to exist. */
+  /**
+   * A task's own project directory (relative to the runtime's), checked to exist and to lead, where
+   * it really leads, into the runtime's project: a task's `cwd` comes from data (a batch tasks file
+   * a repository ships), and its directory becomes the jail and the sandbox's writable root, so
+   * `"cwd": "/"` or `".."` must not widen them.
+   */
   async projectDir(dir: string): Promise<string> {
     const resolved = path.resolve(this.cwd, dir);
-    return realpath(resolved).catch(() => {
+    const real = await realpath(resolved).catch(() => {
       throw new CadreError('invalid_input', `cwd: directory ${resolved} does not exist`);
     });
+    const root = await realpath(this.cwd).catch(() => this.cwd);
+    if (!isUnder(real, root))
+      throw new CadreError(
+        'invalid_input',
+        `cwd: ${resolved} is outside the project ${root}; a task may only run in the project or a directory in it (start cadre with --cwd there instead)`,
+      );
+    return real;
   }
 
   /** Starts a new run's transcript, or reopens a resumed run's; `ready` says when it is open. */

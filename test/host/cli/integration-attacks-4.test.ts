@@ -4,7 +4,11 @@
 //   rule) let a model fetch the person's loopback services, the model API's own server among them,
 //   in the default mode and in bypassPermissions: the address guard holds in every mode, so only
 //   the person's own config may trust a private address.
+// - A batch tasks file's `cwd` (data a repository can ship) moved the run's project anywhere:
+//   `"cwd": ".."` made the parent directory the jail and the sandbox's writable root, so a model in
+//   acceptEdits read and wrote files outside the project, and in bypassPermissions its commands did.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -98,6 +102,65 @@ describe("a cloned repository's webFetch.allowPrivate", () => {
       } finally {
         await writeFile(projectConfig(), '{}');
       }
+    },
+  );
+});
+
+describe("a batch task's cwd", () => {
+  it.each(['acceptEdits', 'bypassPermissions'])(
+    'cannot move the project out of the one cadre runs in, in %s mode',
+    async (mode) => {
+      const outside = path.join(path.dirname(project.dir), 'outside');
+      await mkdir(outside, { recursive: true });
+      const canary = `OUTSIDE-${mode}-41b`;
+      await writeFile(path.join(outside, 'secret.txt'), canary);
+      await mkdir(path.join(project.dir, 'pkg'), { recursive: true });
+      const calls = (tag: string) => [
+        { name: 'Read', input: { file_path: path.join(outside, 'secret.txt') } },
+        { name: 'Write', input: { file_path: path.join(outside, `${tag}.txt`), content: 'x' } },
+        {
+          name: 'Bash',
+          input: {
+            command: `echo ${Buffer.from(`cat ${outside}/secret.txt; echo x > ${outside}/${tag}-cmd.txt; pwd`).toString('base64')} | base64 -d | bash`,
+          },
+        },
+      ];
+      const tag = `cwd-${mode.toLowerCase()}`;
+      const inside = `${tag}-inside`;
+      s.scripts.set(tag, [() => toolUseReply(calls(tag)), () => textReply('tried')]);
+      s.scripts.set(inside, [
+        () => toolUseReply([{ name: 'Write', input: { file_path: 'written.txt', content: 'in pkg\n' } }]),
+        () => textReply('wrote'),
+      ]);
+      const tasks = path.join(project.dir, `tasks-${tag}.jsonl`);
+      await writeFile(
+        tasks,
+        [
+          { id: 'up', agent: 'general-purpose', prompt: `[[${tag}]] go`, cwd: '..' },
+          { id: 'abs', agent: 'general-purpose', prompt: `[[${tag}]] go`, cwd: outside },
+          { id: 'pkg', agent: 'general-purpose', prompt: `[[${inside}]] go`, cwd: 'pkg' },
+        ]
+          .map((x) => JSON.stringify(x))
+          .join('\n'),
+      );
+      const out = `out-${tag}.jsonl`;
+      const r = await cadre('batch', tasks, '--out', out, '--permission-mode', mode, '--allow-failures');
+      expect(r.code, r.stderr).toBe(0);
+      const lines = (await readFile(path.join(project.dir, out), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; status: string; error?: { message: string } });
+      const byId = new Map(lines.map((l) => [l.id, l]));
+      for (const id of ['up', 'abs']) {
+        expect(byId.get(id)?.status).toBe('failed');
+        expect(byId.get(id)?.error?.message).toMatch(/cwd: .* is outside the project/);
+      }
+      expect(s.bodies(tag)).toEqual([]);
+      expect(existsSync(path.join(outside, `${tag}.txt`))).toBe(false);
+      expect(existsSync(path.join(outside, `${tag}-cmd.txt`))).toBe(false);
+      // The control: a directory in the project is still a task's own project.
+      expect(byId.get('pkg')?.status).toBe('completed');
+      expect(await readFile(path.join(project.dir, 'pkg', 'written.txt'), 'utf8')).toBe('in pkg\n');
     },
   );
 });
