@@ -7,7 +7,13 @@
 // - A batch tasks file's `cwd` (data a repository can ship) moved the run's project anywhere:
 //   `"cwd": ".."` made the parent directory the jail and the sandbox's writable root, so a model in
 //   acceptEdits read and wrote files outside the project, and in bypassPermissions its commands did.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+// - What the sandbox lets commands read was widened by text the project ships: `sandbox.allowRead`
+//   or `permissions.additionalDirectories` naming a symbolic link in the project that leads to the
+//   home (the config check looked at the path as written, the sandbox bound where it leads), and a
+//   `.git` file saying `gitdir: <home>` (taken for a linked worktree's pointer). Commands read the
+//   person's files in the home in bypassPermissions.
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -163,4 +169,88 @@ describe("a batch task's cwd", () => {
       expect(await readFile(path.join(project.dir, 'pkg', 'written.txt'), 'utf8')).toBe('in pkg\n');
     },
   );
+});
+
+describe('text the project ships', () => {
+  /** A command the shell policy cannot read: only the sandbox stands in its way. */
+  const opaque = (command: string) => `echo ${Buffer.from(command).toString('base64')} | base64 -d | bash`;
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+      cwd,
+      env: { HOME: project.home, PATH: process.env.PATH ?? '' },
+      stdio: 'pipe',
+    }).toString();
+  const bypass = async (tag: string, command: string, dir = project.dir) => {
+    s.scripts.set(tag, [
+      () => toolUseReply([{ name: 'Bash', input: { command: opaque(command) } }]),
+      () => textReply('tried'),
+    ]);
+    const r = await runCli(
+      ['run', 'general-purpose', `[[${tag}]] go`, '--permission-mode', 'bypassPermissions', '--cwd', dir],
+      { ...s.env, HOME: project.home },
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    return lastResults(tag)[0]?.text ?? '';
+  };
+  const HOME_CANARY = 'HOME-DOCUMENT-c07e';
+  beforeAll(async () => {
+    await mkdir(path.join(project.home, 'Documents'), { recursive: true });
+    await writeFile(path.join(project.home, 'Documents', 'private.txt'), HOME_CANARY);
+  });
+
+  it('cannot open the home to commands through a symbolic link named in allowRead or additionalDirectories', async () => {
+    await symlink(project.home, path.join(project.dir, 'homelink'));
+    await writeFile(
+      projectConfig(),
+      JSON.stringify({
+        sandbox: { allowRead: ['homelink'] },
+        permissions: { additionalDirectories: ['homelink'] },
+      }),
+    );
+    try {
+      const out = await bypass(
+        'symlinked-allow-read',
+        `cat ${project.home}/Documents/private.txt homelink/Documents/private.txt; echo listed; ls homelink/`,
+      );
+      expect(out).toContain('listed');
+      expect(out).not.toContain(HOME_CANARY);
+      expect(JSON.stringify(s.bodies('symlinked-allow-read'))).not.toContain(HOME_CANARY);
+    } finally {
+      await rm(path.join(project.dir, 'homelink'));
+      await writeFile(projectConfig(), '{}');
+    }
+  });
+
+  it("cannot open the home to commands through a .git file's gitdir; a real linked worktree's still works", async () => {
+    const shipped = path.join(path.dirname(project.dir), 'shipped');
+    await mkdir(shipped, { recursive: true });
+    await writeFile(path.join(shipped, '.git'), `gitdir: ${project.home}\n`);
+    const out = await bypass('gitdir-home', `cat ${project.home}/Documents/private.txt; echo tried`, shipped);
+    expect(out).toContain('tried');
+    expect(out).not.toContain(HOME_CANARY);
+    expect(JSON.stringify(s.bodies('gitdir-home'))).not.toContain(HOME_CANARY);
+
+    // The control: a worktree made by `git worktree add` and a submodule read their git directories.
+    const main = path.join(path.dirname(project.dir), 'main-repo');
+    await mkdir(main, { recursive: true });
+    git(main, 'init', '-q', '-b', 'main');
+    await writeFile(path.join(main, 'f.txt'), 'one\n');
+    git(main, 'add', 'f.txt');
+    git(main, 'commit', '-q', '-m', 'first-commit-msg');
+    const linked = path.join(path.dirname(project.dir), 'linked');
+    git(main, 'worktree', 'add', '-q', linked);
+    const inLinked = await bypass('gitdir-linked-2', 'git log --format=%s -1; echo ok', linked);
+    expect(inLinked).toContain('first-commit-msg');
+    const outer = path.join(path.dirname(project.dir), 'outer-repo');
+    await mkdir(outer, { recursive: true });
+    git(outer, 'init', '-q', '-b', 'main');
+    git(outer, '-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', main, 'sub');
+    const inSub = await bypass(
+      'gitdir-submodule',
+      'git log --format=%s -1; echo ok',
+      path.join(outer, 'sub'),
+    );
+    expect(inSub).toContain('first-commit-msg');
+  });
 });
