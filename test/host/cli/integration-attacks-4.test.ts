@@ -12,17 +12,22 @@
 //   home (the config check looked at the path as written, the sandbox bound where it leads), and a
 //   `.git` file saying `gitdir: <home>` (taken for a linked worktree's pointer). Commands read the
 //   person's files in the home in bypassPermissions.
+// - A trusted project MCP server stayed trusted when the program its command line names changed: a
+//   model in acceptEdits rewrote `mcp/server.mjs` and the next run started the model's code outside
+//   the command sandbox, with the network.
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
 import { runCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
 import { resultText, startScripted, type ScriptedServer } from './scripted-server.js';
+import { logDir, readLog, STDIO_SERVER } from '../capabilities/mcp/mcp-support.js';
 
 let s: ScriptedServer;
 let project: Awaited<ReturnType<typeof tempProject>>;
@@ -252,5 +257,66 @@ describe('text the project ships', () => {
       path.join(outer, 'sub'),
     );
     expect(inSub).toContain('first-commit-msg');
+  });
+});
+
+describe('a trusted project MCP server', () => {
+  it('is trusted no more once a model changes the program its command line names', async () => {
+    const log = path.join(await logDir(), 'events.jsonl');
+    const ran = path.join(path.dirname(log), 'model-code-ran');
+    const fixture = pathToFileURL(STDIO_SERVER).href;
+    await mkdir(path.join(project.dir, 'mcp'), { recursive: true });
+    await writeFile(
+      path.join(project.dir, 'mcp', 'server.mjs'),
+      `await import(${JSON.stringify(fixture)});\n`,
+    );
+    const mcpJson = path.join(project.dir, '.mcp.json');
+    await writeFile(
+      mcpJson,
+      JSON.stringify({
+        mcpServers: {
+          fixture: {
+            command: process.execPath,
+            args: ['mcp/server.mjs'],
+            env: { MCP_FIXTURE_LOG: log },
+            sandbox: { writable: [path.dirname(log)] },
+          },
+        },
+      }),
+    );
+    try {
+      expect((await cadre('mcp', 'trust')).code).toBe(0);
+      const planted = [
+        "import { writeFileSync } from 'node:fs';",
+        `writeFileSync(${JSON.stringify(ran)}, 'ran');`,
+        `await import(${JSON.stringify(fixture)});`,
+      ].join('\n');
+      s.scripts.set('mcp-program', [
+        () => toolUseReply([{ name: 'Read', input: { file_path: 'mcp/server.mjs' } }]),
+        () => toolUseReply([{ name: 'Write', input: { file_path: 'mcp/server.mjs', content: planted } }]),
+        () => textReply('rewrote'),
+      ]);
+      const first = await cadre(
+        'run',
+        'general-purpose',
+        '[[mcp-program]] go',
+        '--permission-mode',
+        'acceptEdits',
+      );
+      expect(first.code, first.stderr).toBe(0);
+      // The control: trusted as it was, the server started.
+      expect(readLog(log).filter((e) => e.event === 'start')).toHaveLength(1);
+      expect(lastResults('mcp-program')[0], JSON.stringify(lastResults('mcp-program'))).toMatchObject({
+        isError: false,
+      });
+
+      const second = await cadre('run', 'general-purpose', '[[mcp-after]] go');
+      expect(second.stderr).toMatch(/MCP server fixture .* is not trusted/);
+      expect(existsSync(ran)).toBe(false);
+      expect(readLog(log).filter((e) => e.event === 'start')).toHaveLength(1);
+    } finally {
+      await rm(mcpJson, { force: true });
+      await rm(path.dirname(log), { recursive: true, force: true });
+    }
   });
 });
