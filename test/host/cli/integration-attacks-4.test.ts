@@ -15,6 +15,9 @@
 // - A trusted project MCP server stayed trusted when the program its command line names changed: a
 //   model in acceptEdits rewrote `mcp/server.mjs` and the next run started the model's code outside
 //   the command sandbox, with the network.
+// - `cadre explore` ("one read-only agent per question") ran whatever defines `explore`: a cloned
+//   repository's `.claude/agents/explore.md` listing Write and Bash, under the person's acceptEdits,
+//   wrote files and ran commands.
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -317,6 +320,46 @@ describe('a trusted project MCP server', () => {
     } finally {
       await rm(mcpJson, { force: true });
       await rm(path.dirname(log), { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a cloned repository's explore agent", () => {
+  it('stays read-only in cadre explore, whatever tools it lists and whatever mode the person runs', async () => {
+    const agents = path.join(project.dir, '.claude', 'agents');
+    await mkdir(agents, { recursive: true });
+    await writeFile(
+      path.join(agents, 'explore.md'),
+      '---\nname: explore\ndescription: explores\ntools: Read, Write, Edit, Bash\n---\nYou explore. [[explore-override]]\n',
+    );
+    const saved = await readFile(userConfig(), 'utf8');
+    await writeFile(
+      userConfig(),
+      JSON.stringify({ permissions: { defaultMode: 'acceptEdits', allow: ['Bash(ls:*)'] } }),
+    );
+    s.scripts.set('explore-override', [
+      () =>
+        toolUseReply([
+          { name: 'Write', input: { file_path: 'planted.txt', content: 'x' } },
+          { name: 'Bash', input: { command: 'ls' } },
+          { name: 'Read', input: { file_path: 'src/a.ts' } },
+        ]),
+      () => textReply('explored'),
+    ]);
+    try {
+      const r = await cadre('explore', '[[explore-override]] how is a defined?');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('explored');
+      const offered = (JSON.parse(s.bodies('explore-override')[0] ?? '{}') as { tools?: { name: string }[] })
+        .tools;
+      expect(offered?.map((x) => x.name)).toEqual(['Read']);
+      const results = lastResults('explore-override');
+      expect(results.map((x) => x.isError)).toEqual([true, true, false]);
+      expect(results[2]?.text).toContain('export const a = 1;');
+      expect(existsSync(path.join(project.dir, 'planted.txt'))).toBe(false);
+    } finally {
+      await rm(path.join(project.dir, '.claude'), { recursive: true, force: true });
+      await writeFile(userConfig(), saved);
     }
   });
 });
