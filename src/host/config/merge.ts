@@ -6,6 +6,7 @@ import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
 import type { McpServerConfig, McpServersConfig } from '../../shared/mcp-config.js';
 import { DEFAULT_CAPS } from '../../shared/run-spec.js';
+import { stricterMode } from '../agents/grant.js';
 import { isUnder } from '../capabilities/policy/path-match.js';
 import { limitProjectConfig } from './project-limits.js';
 import type {
@@ -181,8 +182,7 @@ export function mergeConfig(
       allow: rules('allow'),
       ask: rules('ask'),
       deny: rules('deny'),
-      defaultMode:
-        project.permissions?.defaultMode ?? user.permissions?.defaultMode ?? CONFIG_DEFAULTS.defaultMode,
+      defaultMode: mergeMode(user, project, limited.warnings),
       additionalDirectories: unique([
         ...(project.permissions?.additionalDirectories ?? []).map(resolveProject),
         ...(user.permissions?.additionalDirectories ?? []).map(resolveUser),
@@ -270,6 +270,22 @@ function mergeSandbox(
   };
   if (user?.bwrapPath !== undefined) settings.bwrapPath = user.bwrapPath;
   return settings;
+}
+
+/**
+ * The permission mode: the project's only where it is at least as strict as the person's. A cloned
+ * repository's `acceptEdits` would let a model write files without the prompts the person's own
+ * mode asks for (its `bypassPermissions` is already taken out in project-limits.ts).
+ */
+function mergeMode(user: ConfigFile, project: ConfigFile, warnings: string[]): PermissionMode {
+  const mine = user.permissions?.defaultMode ?? CONFIG_DEFAULTS.defaultMode;
+  const theirs = project.permissions?.defaultMode;
+  if (theirs === undefined) return mine;
+  if (stricterMode(theirs, mine) === theirs) return theirs;
+  warnings.push(
+    `permissions.defaultMode "${theirs}" in the .cadre/config.json of the project is ignored: a project cannot loosen the permission mode (it stays "${mine}"); pass --permission-mode ${theirs}, or set it in ~/.cadre/config.json`,
+  );
+  return mine;
 }
 
 // --- WebFetch and WebSearch ---

@@ -18,6 +18,8 @@
 // - `cadre explore` ("one read-only agent per question") ran whatever defines `explore`: a cloned
 //   repository's `.claude/agents/explore.md` listing Write and Bash, under the person's acceptEdits,
 //   wrote files and ran commands.
+// - A cloned repository's `permissions.defaultMode: "acceptEdits"` won over the person's `default`:
+//   its model wrote files with none of the prompts the person's mode asks for.
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -360,6 +362,45 @@ describe("a cloned repository's explore agent", () => {
     } finally {
       await rm(path.join(project.dir, '.claude'), { recursive: true, force: true });
       await writeFile(userConfig(), saved);
+    }
+  });
+});
+
+describe("a cloned repository's permissions.defaultMode", () => {
+  it("cannot loosen the person's mode: acceptEdits from the project writes nothing unasked", async () => {
+    const calls = [{ name: 'Write', input: { file_path: 'src/planted.ts', content: 'export {};\n' } }];
+    s.scripts.set('project-mode', [() => toolUseReply(calls), () => textReply('tried')]);
+    s.scripts.set('project-mode-plan', [() => toolUseReply(calls), () => textReply('tried')]);
+    s.scripts.set('user-mode', [() => toolUseReply(calls), () => textReply('wrote')]);
+    const planted = path.join(project.dir, 'src', 'planted.ts');
+    try {
+      await writeFile(projectConfig(), JSON.stringify({ permissions: { defaultMode: 'acceptEdits' } }));
+      const r = await cadre('run', 'general-purpose', '[[project-mode]] go');
+      // Off a terminal the write asks, so it is refused and the run says so by its exit code.
+      expect(r.stdout).toContain('tried');
+      expect(r.stderr).toContain(
+        'permissions.defaultMode "acceptEdits" in the .cadre/config.json of the project is ignored',
+      );
+      expect(lastResults('project-mode')[0]?.isError).toBe(true);
+      expect(existsSync(planted)).toBe(false);
+
+      // A stricter mode from the project holds, even against the person's acceptEdits.
+      const saved = await readFile(userConfig(), 'utf8');
+      await writeFile(userConfig(), JSON.stringify({ permissions: { defaultMode: 'acceptEdits' } }));
+      await writeFile(projectConfig(), JSON.stringify({ permissions: { defaultMode: 'plan' } }));
+      await cadre('run', 'general-purpose', '[[project-mode-plan]] go');
+      expect(lastResults('project-mode-plan')[0]?.isError).toBe(true);
+      expect(existsSync(planted)).toBe(false);
+
+      // The control: the person's own acceptEdits writes.
+      await writeFile(projectConfig(), '{}');
+      await cadre('run', 'general-purpose', '[[user-mode]] go');
+      await writeFile(userConfig(), saved);
+      expect(lastResults('user-mode')[0]?.isError).toBe(false);
+      expect(existsSync(planted)).toBe(true);
+    } finally {
+      await rm(planted, { force: true });
+      await writeFile(projectConfig(), '{}');
     }
   });
 });
