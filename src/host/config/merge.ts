@@ -205,7 +205,7 @@ export function mergeConfig(
     maxToolInputChars:
       project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
     webFetch: mergeWebFetch(user.webFetch, project.webFetch),
-    webSearch: mergeWebSearch(user.webSearch, project.webSearch),
+    webSearch: mergeWebSearch(user.webSearch, project.webSearch, limited.warnings),
     mcpServers: mergeMcpServers(user.mcpServers, project.mcpServers, bases, mcpJson),
     prestartThreads: project.prestartThreads ?? user.prestartThreads ?? CONFIG_DEFAULTS.prestartThreads,
     projectWarnings: limited.warnings,
@@ -304,11 +304,22 @@ function mergeWebFetch(
 function mergeWebSearch(
   user: WebSearchConfig | undefined,
   project: WebSearchConfig | undefined,
+  warnings: string[],
 ): WebSearchSettings {
   const list = (key: 'allowedDomains' | 'blockedDomains' | 'endpoints') =>
     unique([...(project?.[key] ?? []), ...(user?.[key] ?? [])]);
+  // An allowed list restricts the search: a project's may stand where the person has none, but
+  // adding to the person's own list would widen it.
+  const mine = user?.allowedDomains ?? [];
+  const added = (project?.allowedDomains ?? []).filter(
+    (d) => mine.length > 0 && !mine.some((m) => m.toLowerCase() === d.toLowerCase()),
+  );
+  for (const domain of added)
+    warnings.push(
+      `webSearch.allowedDomains "${domain}" in the .cadre/config.json of the project is ignored: your ~/.cadre/config.json limits searches to its own list, and a project cannot add to it`,
+    );
   const settings: WebSearchSettings = {
-    allowedDomains: list('allowedDomains'),
+    allowedDomains: mine.length > 0 ? unique(mine) : list('allowedDomains'),
     blockedDomains: list('blockedDomains'),
     endpoints: list('endpoints'),
   };
