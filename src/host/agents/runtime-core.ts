@@ -10,6 +10,7 @@ import { CadreError, isCadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { ExtraToolDef } from '../../shared/run-spec.js';
 import type { TaskOutput } from '../../shared/task.js';
+import { TOOL_NAMES } from '../../shared/tool-names.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
 import type { EffectContext, EffectRefusal } from '../capabilities/effect-context.js';
@@ -71,6 +72,11 @@ export interface RuntimeCoreParts {
 }
 
 /** Everything a run needs from the runtime. */
+/** Tool names no exposed agent may take, lower-cased: the built-ins and the server-side search. */
+const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(
+  [...TOOL_NAMES, 'web_search'].map((n) => n.toLowerCase()),
+);
+
 export class RuntimeCore {
   readonly running = new Map<string, RunNode>();
   readonly background = new Map<string, RunNode>();
@@ -165,13 +171,20 @@ export class RuntimeCore {
     return def;
   }
 
-  /** Agents exposed as tools, offered to runs that may delegate (never to themselves). */
+  /**
+   * Agents exposed as tools, offered to runs that may delegate (never to themselves). An agent whose
+   * tool name would be a built-in tool's (`Read`, `bash`), the server-side search's or an MCP
+   * tool's (`mcp__github__create_issue` from `mcp--github--create-issue`) is not offered: a cloned
+   * repository's agent would otherwise answer every Read call with text of its choosing.
+   */
   exposedTools(self: string): ExtraToolDef[] {
     return this.registry.agents
       .filter((a) => a.exposeAsTool && agentKey(a.name) !== agentKey(self))
-      .map((a) => ({
+      .map((a) => ({ agent: a, name: a.name.replace(/[^A-Za-z0-9_]/g, '_') }))
+      .filter(({ name }) => !RESERVED_TOOL_NAMES.has(name.toLowerCase()) && !/^mcp__/i.test(name))
+      .map(({ agent: a, name }) => ({
         // Tool names allow letters, digits, `_` and `-` only.
-        name: a.name.replace(/[^A-Za-z0-9_]/g, '_'),
+        name,
         description: a.description,
         input_schema: a.input ?? {
           type: 'object',
