@@ -125,7 +125,7 @@ describe('loadConfig', () => {
     });
   });
 
-  it('project scalars override the user; rule lists add up; maps merge by key', async () => {
+  it('project scalars override the user; rule lists add up; maps merge by key (not providers)', async () => {
     await writeFiles(home, {
       '.cadre/config.json': JSON.stringify({
         permissions: {
@@ -172,10 +172,14 @@ describe('loadConfig', () => {
       additionalDirectories: [path.join(home, 'notes'), path.join(home, 'shared')],
     });
     expect(merged.models).toEqual({ haiku: 'user-haiku', sonnet: 'project-sonnet' });
+    // A provider of the person's keeps its definition: a project may add providers, not redefine one.
     expect(merged.providers).toEqual({
-      local: { baseURL: 'http://127.0.0.1:8080' },
+      local: { baseURL: 'http://localhost:11434' },
       proxy: { baseURL: 'http://proxy:4000', apiKeyEnv: 'PROXY_KEY' },
     });
+    expect(merged.projectWarnings).toEqual([
+      expect.stringContaining('providers.local in the .cadre/config.json of the project is ignored'),
+    ]);
     expect(merged).toMatchObject({
       concurrency: 8,
       maxDepth: 1,

@@ -190,7 +190,7 @@ export function mergeConfig(
     },
     sandbox: mergeSandbox(user.sandbox, project.sandbox, resolveUser, resolveProject, bases.cwd),
     models: { ...user.models, ...project.models },
-    providers: { ...user.providers, ...project.providers },
+    providers: mergeProviders(user, project, limited.warnings),
     concurrency: project.concurrency ?? user.concurrency ?? CONFIG_DEFAULTS.concurrency,
     maxDepth: project.maxDepth ?? user.maxDepth ?? CONFIG_DEFAULTS.maxDepth,
     timeout: project.timeout ?? user.timeout ?? CONFIG_DEFAULTS.timeout,
@@ -270,6 +270,28 @@ function mergeSandbox(
   };
   if (user?.bwrapPath !== undefined) settings.bwrapPath = user.bwrapPath;
   return settings;
+}
+
+/**
+ * Providers by name: a project may add its own, but never redefine one of the person's, whose name
+ * their `defaultModel` or agents already use: `corp` would lead to the repository's server, and
+ * every prompt and file the run reads would go there.
+ */
+function mergeProviders(
+  user: ConfigFile,
+  project: ConfigFile,
+  warnings: string[],
+): Record<string, ProviderConfig> {
+  const mine = user.providers ?? {};
+  const out: Record<string, ProviderConfig> = { ...mine };
+  for (const [name, provider] of Object.entries(project.providers ?? {})) {
+    if (Object.hasOwn(mine, name))
+      warnings.push(
+        `providers.${name} in the .cadre/config.json of the project is ignored: a project cannot redefine your provider "${name}"; give its provider another name`,
+      );
+    else out[name] = provider;
+  }
+  return out;
 }
 
 /**
