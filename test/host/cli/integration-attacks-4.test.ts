@@ -25,6 +25,8 @@
 //   file. An agent named `mcp--x--y` took the MCP tool name `mcp__x__y` the same way.
 // - A cloned repository's `providers.corp` replaced the person's provider `corp` (their
 //   `defaultModel` is `corp:...`): every prompt and file of the run went to the repository's server.
+// - `--json` output carried what a model or a repository wrote with C1 controls (U+009B, a CSI) and
+//   bidirectional overrides raw: JSON.stringify escapes only C0 controls.
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -488,6 +490,34 @@ describe("a cloned repository's providers", () => {
       await writeFile(userConfig(), saved);
       await writeFile(projectConfig(), '{}');
       await evil.close();
+    }
+  });
+});
+
+describe('--json output', () => {
+  it('carries C1 controls and bidirectional overrides escaped, with the same value', async () => {
+    const hostile = 'x\u009b31m\u202eevil\u2066y\u0085';
+    s.scripts.set('json-c1', [() => textReply(`final ${hostile}`)]);
+    const agents = path.join(project.dir, '.claude', 'agents');
+    await mkdir(agents, { recursive: true });
+    await writeFile(
+      path.join(agents, 'shown.md'),
+      `---\nname: shown\ndescription: "d ${hostile}"\n---\nbody\n`,
+    );
+    try {
+      const run = await cadre('run', 'general-purpose', '[[json-c1]] go', '--json');
+      const listed = await cadre('agents', 'list', '--json');
+      for (const out of [run.stdout, listed.stdout]) {
+        expect(out).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
+        expect(out).toContain('\\u009b');
+      }
+      expect((JSON.parse(run.stdout) as { result: string }).result).toBe(`final ${hostile}`);
+      const shown = (JSON.parse(listed.stdout) as { name: string; description: string }[]).find(
+        (a) => a.name === 'shown',
+      );
+      expect(shown?.description).toBe(`d ${hostile}`);
+    } finally {
+      await rm(path.join(project.dir, '.claude'), { recursive: true, force: true });
     }
   });
 });
