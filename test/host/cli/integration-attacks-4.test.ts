@@ -27,6 +27,12 @@
 //   `defaultModel` is `corp:...`): every prompt and file of the run went to the repository's server.
 // - `--json` output carried what a model or a repository wrote with C1 controls (U+009B, a CSI) and
 //   bidirectional overrides raw: JSON.stringify escapes only C0 controls.
+// - Not fixed yet (skipped below): a command may create `.git/rebase-merge/` (or `rebase-apply/`,
+//   `sequencer/`). The host's `git status` then says a rebase is in progress and tells the person to
+//   run `git rebase --continue`, which runs the todo list's `exec` lines on the host, outside any
+//   sandbox. A placeholder cannot protect these names (an empty `.git/rebase-merge` is itself "a
+//   rebase in progress"), so the fix is to move one a command made aside when it ends, as nested
+//   repositories are.
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -518,6 +524,49 @@ describe('--json output', () => {
       expect(shown?.description).toBe(`d ${hostile}`);
     } finally {
       await rm(path.join(project.dir, '.claude'), { recursive: true, force: true });
+    }
+  });
+});
+
+describe('git state a command leaves', () => {
+  // Skipped: the break above is not fixed. Remove `.skip` once a command's new `.git/rebase-merge`
+  // is moved aside when it ends.
+  it.skip("plants no rebase in progress that the host's git status would tell the person to continue", async () => {
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+        cwd: project.dir,
+        env: { HOME: project.home, PATH: process.env.PATH ?? '' },
+        stdio: 'pipe',
+      }).toString();
+    git('init', '-q', '-b', 'main');
+    git('add', 'src/a.ts');
+    git('commit', '-q', '-m', 'first');
+    const ran = path.join(path.dirname(project.dir), 'rebase-exec-ran');
+    const plant = [
+      'd=.git/rebase-merge; mkdir -p $d',
+      `printf 'exec touch ${ran}\\n' > $d/git-rebase-todo`,
+      'git rev-parse HEAD > $d/orig-head; git rev-parse HEAD > $d/onto',
+      'echo refs/heads/main > $d/head-name; touch $d/interactive; echo tried',
+    ].join('; ');
+    const command = `echo ${Buffer.from(plant).toString('base64')} | base64 -d | bash`;
+    s.scripts.set('rebase-todo', [
+      () => toolUseReply([{ name: 'Bash', input: { command } }]),
+      () => textReply('done'),
+    ]);
+    try {
+      const r = await cadre(
+        'run',
+        'general-purpose',
+        '[[rebase-todo]] go',
+        '--permission-mode',
+        'bypassPermissions',
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(lastResults('rebase-todo')[0]?.text).toContain('tried');
+      expect(git('status')).not.toContain('rebasing');
+      expect(existsSync(path.join(project.dir, '.git', 'rebase-merge'))).toBe(false);
+    } finally {
+      await rm(path.join(project.dir, '.git'), { recursive: true, force: true });
     }
   });
 });
