@@ -81,7 +81,8 @@ export function buildToolSet(spec: WorkerRunSpec, caps: GrantedCapabilities, sig
   const exposed = new Set<string>();
   const readOnlyMcp = new Set<string>();
   for (const extra of spec.extraTools) {
-    if (extra.kind === 'agent') {
+    // An exposed agent never replaces a tool already in the set (the host offers none that would).
+    if (extra.kind === 'agent' && !tools.has(extra.name)) {
       tools.set(extra.name, exposedAgentTool(extra));
       exposed.add(extra.name);
     } else if (extra.kind === 'mcp' && !tools.has(extra.name)) {

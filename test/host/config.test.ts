@@ -63,6 +63,30 @@ describe("what a project's config may not loosen", () => {
     expect(merged.providers.proxy).toEqual({ baseURL: 'https://proxy.example', apiKeyEnv: 'PROXY_KEY' });
     expect(merged.projectWarnings).toEqual([]);
   });
+
+  it("webSearch.allowedDomains: a project's list stands alone, never adds to the person's", async () => {
+    await writeFiles(project, {
+      '.cadre/config.json': JSON.stringify({
+        webSearch: { allowedDomains: ['evil.example', 'docs.python.org'], blockedDomains: ['spam.example'] },
+      }),
+    });
+    const alone = await loadConfig({ cwd: project, home });
+    expect(alone.merged.webSearch.allowedDomains).toEqual(['evil.example', 'docs.python.org']);
+    expect(alone.merged.projectWarnings).toEqual([]);
+    await writeFiles(home, {
+      '.cadre/config.json': JSON.stringify({
+        webSearch: { allowedDomains: ['docs.python.org', 'nodejs.org'], blockedDomains: ['ads.example'] },
+      }),
+    });
+    const { merged } = await loadConfig({ cwd: project, home });
+    expect(merged.webSearch.allowedDomains).toEqual(['docs.python.org', 'nodejs.org']);
+    expect(merged.webSearch.blockedDomains).toEqual(['spam.example', 'ads.example']);
+    expect(merged.projectWarnings).toEqual([
+      expect.stringContaining(
+        'webSearch.allowedDomains "evil.example" in the .cadre/config.json of the project is ignored',
+      ),
+    ]);
+  });
 });
 
 describe('loadConfig', () => {
@@ -101,7 +125,7 @@ describe('loadConfig', () => {
     });
   });
 
-  it('project scalars override the user; rule lists add up; maps merge by key', async () => {
+  it('project scalars override the user; rule lists add up; maps merge by key (not providers)', async () => {
     await writeFiles(home, {
       '.cadre/config.json': JSON.stringify({
         permissions: {
@@ -148,10 +172,14 @@ describe('loadConfig', () => {
       additionalDirectories: [path.join(home, 'notes'), path.join(home, 'shared')],
     });
     expect(merged.models).toEqual({ haiku: 'user-haiku', sonnet: 'project-sonnet' });
+    // A provider of the person's keeps its definition: a project may add providers, not redefine one.
     expect(merged.providers).toEqual({
-      local: { baseURL: 'http://127.0.0.1:8080' },
+      local: { baseURL: 'http://localhost:11434' },
       proxy: { baseURL: 'http://proxy:4000', apiKeyEnv: 'PROXY_KEY' },
     });
+    expect(merged.projectWarnings).toEqual([
+      expect.stringContaining('providers.local in the .cadre/config.json of the project is ignored'),
+    ]);
     expect(merged).toMatchObject({
       concurrency: 8,
       maxDepth: 1,

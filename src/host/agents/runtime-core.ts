@@ -10,12 +10,14 @@ import { CadreError, isCadreError } from '../../shared/errors.js';
 import type { ConversationMessage } from '../../shared/events.js';
 import type { ExtraToolDef } from '../../shared/run-spec.js';
 import type { TaskOutput } from '../../shared/task.js';
+import { TOOL_NAMES } from '../../shared/tool-names.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { AuditLog } from '../capabilities/audit.js';
 import type { EffectContext, EffectRefusal } from '../capabilities/effect-context.js';
 import { effectHandlers } from '../capabilities/fs-handlers.js';
 import { mcpCallHandler } from '../capabilities/mcp/call-handler.js';
 import type { McpRuntime } from '../capabilities/mcp/mcp-runtime.js';
+import { isUnder } from '../capabilities/policy/path-match.js';
 import type { PolicyRules } from '../capabilities/policy/types.js';
 import type { SandboxGate } from '../capabilities/sandbox/gate.js';
 import type { CadreConfig } from '../config.js';
@@ -70,6 +72,11 @@ export interface RuntimeCoreParts {
 }
 
 /** Everything a run needs from the runtime. */
+/** Tool names no exposed agent may take, lower-cased: the built-ins and the server-side search. */
+const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(
+  [...TOOL_NAMES, 'web_search'].map((n) => n.toLowerCase()),
+);
+
 export class RuntimeCore {
   readonly running = new Map<string, RunNode>();
   readonly background = new Map<string, RunNode>();
@@ -164,13 +171,20 @@ export class RuntimeCore {
     return def;
   }
 
-  /** Agents exposed as tools, offered to runs that may delegate (never to themselves). */
+  /**
+   * Agents exposed as tools, offered to runs that may delegate (never to themselves). An agent whose
+   * tool name would be a built-in tool's (`Read`, `bash`), the server-side search's or an MCP
+   * tool's (`mcp__github__create_issue` from `mcp--github--create-issue`) is not offered: a cloned
+   * repository's agent would otherwise answer every Read call with text of its choosing.
+   */
   exposedTools(self: string): ExtraToolDef[] {
     return this.registry.agents
       .filter((a) => a.exposeAsTool && agentKey(a.name) !== agentKey(self))
-      .map((a) => ({
+      .map((a) => ({ agent: a, name: a.name.replace(/[^A-Za-z0-9_]/g, '_') }))
+      .filter(({ name }) => !RESERVED_TOOL_NAMES.has(name.toLowerCase()) && !/^mcp__/i.test(name))
+      .map(({ agent: a, name }) => ({
         // Tool names allow letters, digits, `_` and `-` only.
-        name: a.name.replace(/[^A-Za-z0-9_]/g, '_'),
+        name,
         description: a.description,
         input_schema: a.input ?? {
           type: 'object',
@@ -182,12 +196,24 @@ export class RuntimeCore {
       }));
   }
 
-  /** A task's own project directory (relative to the runtime's), checked to exist. */
+  /**
+   * A task's own project directory (relative to the runtime's), checked to exist and to lead, where
+   * it really leads, into the runtime's project: a task's `cwd` comes from data (a batch tasks file
+   * a repository ships), and its directory becomes the jail and the sandbox's writable root, so
+   * `"cwd": "/"` or `".."` must not widen them.
+   */
   async projectDir(dir: string): Promise<string> {
     const resolved = path.resolve(this.cwd, dir);
-    return realpath(resolved).catch(() => {
+    const real = await realpath(resolved).catch(() => {
       throw new CadreError('invalid_input', `cwd: directory ${resolved} does not exist`);
     });
+    const root = await realpath(this.cwd).catch(() => this.cwd);
+    if (!isUnder(real, root))
+      throw new CadreError(
+        'invalid_input',
+        `cwd: ${resolved} is outside the project ${root}; a task may only run in the project or a directory in it (start cadre with --cwd there instead)`,
+      );
+    return real;
   }
 
   /** Starts a new run's transcript, or reopens a resumed run's; `ready` says when it is open. */

@@ -13,7 +13,7 @@ import type { BatchResult } from '../batch/run-batch.js';
 import { parseTaskFile, type TaskFile } from '../batch/task-file.js';
 import type { Runtime } from '../runtime.js';
 import { crashesFromEnv, noteTask, SINCE_ENV } from './batch-supervisor.js';
-import { globalOptions, UsageError, type CliContext, type CliIO } from './context.js';
+import { globalOptions, inertJson, UsageError, type CliContext, type CliIO } from './context.js';
 import { readStdinText } from './prompt-input.js';
 import { onStopSignals } from './stop-signals.js';
 import { runtimeFromFlags, type RunFlags } from './commands/run-options.js';
@@ -151,7 +151,7 @@ function summarizer(ctx: CliContext, settings: BatchSettings, planned: Planned, 
         exitCode,
         ...(stopped !== undefined ? { stopped } : {}),
       });
-      ctx.io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
+      ctx.io.stdout(`${inertJson(JSON.stringify(summary, null, 2))}\n`);
     }
     return exitCode;
   };

@@ -95,13 +95,26 @@ function sliceEnd(text: string, start: number): number {
 }
 
 /**
+ * Characters JSON.stringify leaves raw that a terminal acts on or hides: C1 controls (U+009B is a
+ * CSI), bidirectional overrides and isolates, zero-width and line-separator characters. In JSON
+ * text they occur only inside strings, so writing them as `\uXXXX` keeps the value the same.
+ */
+const UNSAFE_IN_JSON = /[\u0080-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/** `json` with the characters a terminal would act on escaped (the parsed value is unchanged). */
+export function inertJson(json: string): string {
+  return json.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
  * Writes `value` as indented JSON and a newline, in pieces: a result of tens of MB is never
- * turned into one JSON string (see json-pieces.ts).
+ * turned into one JSON string (see json-pieces.ts). What a model or a repository wrote reaches a
+ * terminal inert: see `inertJson`.
  */
 export function writeJson(write: (text: string) => void, value: unknown): void {
   const json = jsonText(value, 2);
   if (json === undefined) return;
-  for (const piece of jsonPieces(json)) writeLong(write, piece);
+  for (const piece of jsonPieces(json)) writeLong(write, inertJson(piece));
   write('\n');
 }
 

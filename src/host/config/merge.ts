@@ -6,6 +6,7 @@ import type { PermissionMode } from '../../shared/task.js';
 import { AGENT_DEFAULTS } from '../../shared/agent-definition.js';
 import type { McpServerConfig, McpServersConfig } from '../../shared/mcp-config.js';
 import { DEFAULT_CAPS } from '../../shared/run-spec.js';
+import { stricterMode } from '../agents/grant.js';
 import { isUnder } from '../capabilities/policy/path-match.js';
 import { limitProjectConfig } from './project-limits.js';
 import type {
@@ -73,7 +74,7 @@ export interface CadreConfig {
   projectWarnings: string[];
 }
 
-/** The merged `webFetch` block: the private hosts add up across the two files. */
+/** The merged `webFetch` block: the private hosts are the user's (a project's are ignored). */
 export interface WebFetchSettings {
   /** Hosts, addresses and CIDR ranges WebFetch may reach although they are private. */
   allowPrivate: string[];
@@ -181,8 +182,7 @@ export function mergeConfig(
       allow: rules('allow'),
       ask: rules('ask'),
       deny: rules('deny'),
-      defaultMode:
-        project.permissions?.defaultMode ?? user.permissions?.defaultMode ?? CONFIG_DEFAULTS.defaultMode,
+      defaultMode: mergeMode(user, project, limited.warnings),
       additionalDirectories: unique([
         ...(project.permissions?.additionalDirectories ?? []).map(resolveProject),
         ...(user.permissions?.additionalDirectories ?? []).map(resolveUser),
@@ -190,7 +190,7 @@ export function mergeConfig(
     },
     sandbox: mergeSandbox(user.sandbox, project.sandbox, resolveUser, resolveProject, bases.cwd),
     models: { ...user.models, ...project.models },
-    providers: { ...user.providers, ...project.providers },
+    providers: mergeProviders(user, project, limited.warnings),
     concurrency: project.concurrency ?? user.concurrency ?? CONFIG_DEFAULTS.concurrency,
     maxDepth: project.maxDepth ?? user.maxDepth ?? CONFIG_DEFAULTS.maxDepth,
     timeout: project.timeout ?? user.timeout ?? CONFIG_DEFAULTS.timeout,
@@ -205,7 +205,7 @@ export function mergeConfig(
     maxToolInputChars:
       project.maxToolInputChars ?? user.maxToolInputChars ?? CONFIG_DEFAULTS.maxToolInputChars,
     webFetch: mergeWebFetch(user.webFetch, project.webFetch),
-    webSearch: mergeWebSearch(user.webSearch, project.webSearch),
+    webSearch: mergeWebSearch(user.webSearch, project.webSearch, limited.warnings),
     mcpServers: mergeMcpServers(user.mcpServers, project.mcpServers, bases, mcpJson),
     prestartThreads: project.prestartThreads ?? user.prestartThreads ?? CONFIG_DEFAULTS.prestartThreads,
     projectWarnings: limited.warnings,
@@ -272,6 +272,44 @@ function mergeSandbox(
   return settings;
 }
 
+/**
+ * Providers by name: a project may add its own, but never redefine one of the person's, whose name
+ * their `defaultModel` or agents already use: `corp` would lead to the repository's server, and
+ * every prompt and file the run reads would go there.
+ */
+function mergeProviders(
+  user: ConfigFile,
+  project: ConfigFile,
+  warnings: string[],
+): Record<string, ProviderConfig> {
+  const mine = user.providers ?? {};
+  const out: Record<string, ProviderConfig> = { ...mine };
+  for (const [name, provider] of Object.entries(project.providers ?? {})) {
+    if (Object.hasOwn(mine, name))
+      warnings.push(
+        `providers.${name} in the .cadre/config.json of the project is ignored: a project cannot redefine your provider "${name}"; give its provider another name`,
+      );
+    else out[name] = provider;
+  }
+  return out;
+}
+
+/**
+ * The permission mode: the project's only where it is at least as strict as the person's. A cloned
+ * repository's `acceptEdits` would let a model write files without the prompts the person's own
+ * mode asks for (its `bypassPermissions` is already taken out in project-limits.ts).
+ */
+function mergeMode(user: ConfigFile, project: ConfigFile, warnings: string[]): PermissionMode {
+  const mine = user.permissions?.defaultMode ?? CONFIG_DEFAULTS.defaultMode;
+  const theirs = project.permissions?.defaultMode;
+  if (theirs === undefined) return mine;
+  if (stricterMode(theirs, mine) === theirs) return theirs;
+  warnings.push(
+    `permissions.defaultMode "${theirs}" in the .cadre/config.json of the project is ignored: a project cannot loosen the permission mode (it stays "${mine}"); pass --permission-mode ${theirs}, or set it in ~/.cadre/config.json`,
+  );
+  return mine;
+}
+
 // --- WebFetch and WebSearch ---
 
 function mergeWebFetch(
@@ -288,11 +326,22 @@ function mergeWebFetch(
 function mergeWebSearch(
   user: WebSearchConfig | undefined,
   project: WebSearchConfig | undefined,
+  warnings: string[],
 ): WebSearchSettings {
   const list = (key: 'allowedDomains' | 'blockedDomains' | 'endpoints') =>
     unique([...(project?.[key] ?? []), ...(user?.[key] ?? [])]);
+  // An allowed list restricts the search: a project's may stand where the person has none, but
+  // adding to the person's own list would widen it.
+  const mine = user?.allowedDomains ?? [];
+  const added = (project?.allowedDomains ?? []).filter(
+    (d) => mine.length > 0 && !mine.some((m) => m.toLowerCase() === d.toLowerCase()),
+  );
+  for (const domain of added)
+    warnings.push(
+      `webSearch.allowedDomains "${domain}" in the .cadre/config.json of the project is ignored: your ~/.cadre/config.json limits searches to its own list, and a project cannot add to it`,
+    );
   const settings: WebSearchSettings = {
-    allowedDomains: list('allowedDomains'),
+    allowedDomains: mine.length > 0 ? unique(mine) : list('allowedDomains'),
     blockedDomains: list('blockedDomains'),
     endpoints: list('endpoints'),
   };

@@ -11,7 +11,9 @@
 //   as `.git/hooks`, `package.json`): only the person may open those to agents;
 // - `transcriptsDir` or `dataDir` outside the project: cadre itself, outside any sandbox, would
 //   write records (model text included) wherever the repository says, and `cadre transcripts
-//   prune` would delete `*.jsonl` files there.
+//   prune` would delete `*.jsonl` files there;
+// - `webFetch.allowPrivate`: WebFetch would reach loopback services, the cloud metadata address and
+//   the intranet from the person's machine, which the address guard keeps out in every mode.
 import { resolvePathSync } from '../capabilities/fs/resolve-sync.js';
 import { isUnder } from '../capabilities/policy/path-match.js';
 import { PROTECTED_PATHS, protectedEntry } from '../capabilities/policy/protected-paths.js';
@@ -114,6 +116,15 @@ export function limitProjectConfig(
         `${key} "${resolve(dir)}" in the ${WHERE} is ignored: a project can keep cadre's records outside itself only through ~/.cadre/config.json`,
       );
     }
+  }
+  const allowPrivate = project.webFetch?.allowPrivate ?? [];
+  if (allowPrivate.length > 0 && project.webFetch !== undefined) {
+    const { allowPrivate: _taken, ...webFetch } = project.webFetch;
+    out.webFetch = webFetch;
+    for (const host of allowPrivate)
+      warnings.push(
+        `webFetch.allowPrivate "${host}" in the ${WHERE} is ignored: a project cannot open private, loopback or link-local addresses to WebFetch; add it to ~/.cadre/config.json`,
+      );
   }
   if (project.providers !== undefined) {
     const providers: NonNullable<ConfigFile['providers']> = {};

@@ -106,6 +106,31 @@ const RULE_TABLE: Row[] = [
     rules: { allow: ['WebFetch(domain:*.example.com)'] },
     expected: 'ask',
   },
+  // A fully qualified name (`evil.com.`) resolves to the same host as `evil.com`: the trailing dot
+  // once slipped past every deny rule, in every mode.
+  {
+    name: 'a domain deny binds the same host written with a trailing dot',
+    cap: 'web.fetch',
+    mode: 'bypassPermissions',
+    fields: { url: 'https://EVIL.com.:443/x' },
+    rules: { deny: ['WebFetch(domain:evil.com)'] },
+    expected: 'deny',
+  },
+  {
+    name: 'a wildcard deny binds a subdomain written with a trailing dot',
+    cap: 'web.fetch',
+    mode: 'bypassPermissions',
+    fields: { url: 'https://a.evil.com./' },
+    rules: { deny: ['WebFetch(domain:*.evil.com)'] },
+    expected: 'deny',
+  },
+  {
+    name: 'a rule written with a trailing dot matches the host',
+    cap: 'web.fetch',
+    fields: { url: 'https://example.com/' },
+    rules: { allow: ['WebFetch(domain:example.com.)'] },
+    expected: 'allow',
+  },
   {
     name: 'bare WebFetch deny',
     cap: 'web.fetch',

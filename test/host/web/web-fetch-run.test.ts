@@ -1,5 +1,5 @@
 // WebFetch in a real run: the model's tool call crosses the worker's capability port to the host,
-// which fetches from a loopback server the project trusts; the page (or the non-interactive denial)
+// which fetches from a loopback server the person trusts; the page (or the non-interactive denial)
 // comes back to the model as the tool result, through the real SDK and the fake Messages API.
 import { once } from 'node:events';
 import http from 'node:http';
@@ -48,7 +48,8 @@ async function runResearcher(
       },
     },
     { researcher: { tools: ['WebFetch'] } },
-    { files: { '.cadre/config.json': JSON.stringify(config) } },
+    // The person's own config: a project's webFetch.allowPrivate is ignored (project-limits.ts).
+    { homeFiles: { '.cadre/config.json': JSON.stringify(config) } },
   );
   const out = await h.runtime.run({ subagent_type: 'researcher', prompt: 'what version is out?' });
   expect(out.status).toBe('completed');

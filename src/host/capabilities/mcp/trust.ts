@@ -2,13 +2,15 @@
 // config.json, an agent file in the project) runs a command or sends headers chosen by whoever
 // wrote the repository, so it starts only once the user trusts it. Records live in the user's
 // data directory (`~/.cadre/mcp-trust.json`), never in the project, keyed by the project's real
-// path and the server, and bound to a hash of its configuration as written: any change to the
-// command, arguments, environment, URL or headers needs trusting again.
+// path and the server, and bound to a hash of its configuration as written and of the project files
+// its command line names (trust-program.ts): any change to the command, arguments, environment,
+// URL or headers, or to a program in the project it runs, needs trusting again.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
 import type { McpSource } from './server-spec.js';
+import { programState } from './trust-program.js';
 
 /** The trust file as stored. */
 interface TrustFile {
@@ -26,9 +28,14 @@ export function trustId(source: Pick<McpSource, 'name' | 'agent'>): string {
   return source.agent === undefined ? source.name : `${source.agent}/${source.name}`;
 }
 
-/** The hash a trust record holds: of the configuration as written (keys sorted), variables unexpanded. */
-function configHash(source: Pick<McpSource, 'config'>): string {
-  return createHash('sha256').update(canonical(source.config)).digest('hex').slice(0, 32);
+/**
+ * The hash a trust record holds: of the configuration as written (keys sorted), variables
+ * unexpanded, and of the project files its command line names.
+ */
+function configHash(projectDir: string, source: Pick<McpSource, 'config'>): string {
+  const program = programState(source.config, projectDir);
+  const text = program === '' ? canonical(source.config) : `${canonical(source.config)}\n${program}`;
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
 function canonical(value: unknown): string {
@@ -65,13 +72,13 @@ export class TrustStore {
   /** True when `source` is user-scoped, or trusted for `projectDir` with exactly this configuration. */
   isTrusted(projectDir: string, source: McpSource): boolean {
     if (source.scope === 'user') return true;
-    return this.data.projects[projectDir]?.[trustId(source)] === configHash(source);
+    return this.data.projects[projectDir]?.[trustId(source)] === configHash(projectDir, source);
   }
 
   /** Records trust in `sources` for `projectDir` and writes the file (atomically). */
   async trust(projectDir: string, sources: readonly McpSource[]): Promise<void> {
     const records = { ...this.data.projects[projectDir] };
-    for (const source of sources) records[trustId(source)] = configHash(source);
+    for (const source of sources) records[trustId(source)] = configHash(projectDir, source);
     await this.write({ ...this.data.projects, [projectDir]: records });
   }
 

@@ -34,6 +34,15 @@ function byRules(
   return modeDefault(ctx.mode, kind, what, suggestions);
 }
 
+/**
+ * A `WebFetch(domain:...)` rule's domain as the URL parser spells a host: lower case, no trailing
+ * dot (rules are ASCII: `validateRules` refuses others); a `*.` prefix and a `:port` suffix are kept.
+ */
+function ruleDomain(spec: string): string {
+  const m = /^(\*\.)?(.*?)(:\d+)?$/.exec(spec.trim().toLowerCase());
+  return `${m?.[1] ?? ''}${(m?.[2] ?? '').replace(/\.+$/, '')}${m?.[3] ?? ''}`;
+}
+
 /** `web.fetch`: http(s) only; `WebFetch(domain:host)` or `WebFetch(domain:*.host)` rules. */
 export function decideWeb(url: unknown, ctx: ServiceContext): PolicyDecision {
   let parsed: URL;
@@ -53,12 +62,16 @@ export function decideWeb(url: unknown, ctx: ServiceContext): PolicyDecision {
       reason: `web.fetch: only http and https URLs can be fetched, not ${parsed.protocol}`,
     };
   }
-  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  // `evil.com.` is the same host as `evil.com` (a fully qualified name): a deny rule binds both.
+  const host = parsed.hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '');
   const hostPort = parsed.port ? `${host}:${parsed.port}` : host;
   const matches = (r: ParsedRule) => {
     if (r.tool !== 'WebFetch') return false;
     if (r.specifier === undefined) return true;
-    const want = r.specifier.slice('domain:'.length).toLowerCase();
+    const want = ruleDomain(r.specifier.slice('domain:'.length));
     const target = want.includes(':') ? hostPort : host;
     if (want.startsWith('*.')) return target.endsWith(want.slice(1));
     return target === want;

@@ -3,11 +3,12 @@
 // configuration found by probing, `permissions.additionalDirectories` and `sandbox.allowRead`. Only
 // the project is writable, and in it the protected paths are not; a private /tmp and home directory
 // are size-capped tmpfs. Hidden paths are mounted over last, so they are hidden wherever they are.
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { protectedPaths } from '../policy/protected-paths.js';
 import { isUnder } from '../policy/path-match.js';
 import { projectHooksPath } from './git-hooks.js';
+import { gitPointerDirs } from './git-pointer.js';
 import { collectHidden, type HideContext } from './hide.js';
 import { homeEntries, isCredential } from './home.js';
 import { nestedGitPaths, withNestedGitCheck } from './nested-git.js';
@@ -56,38 +57,19 @@ function existingReal(p: string): string | undefined {
   }
 }
 
-/** A small file's text, or undefined when it cannot be read (a directory, missing, unreadable). */
-function readSmall(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Existing directories or files of `paths`, by real path, outside the project. */
+/**
+ * Existing directories or files of `paths`, by real path, outside the project. A path written inside
+ * the project names a part of it: one that leads out through a symbolic link (which a repository
+ * ships, or an earlier command made) is left out, or a project's `"allowRead": ["link"]` with
+ * `link -> ~` would show the home.
+ */
 function readableRoots(paths: readonly string[], projectDir: string): string[] {
   const out = paths.map((p) => {
+    if (isUnder(path.resolve(p), projectDir)) return undefined;
     const real = existingReal(p);
     return real === undefined || real === '/' || isUnder(real, projectDir) ? undefined : real;
   });
   return [...new Set(out.filter((p): p is string => p !== undefined))];
-}
-
-/**
- * A linked worktree's `.git` is a file pointing into the main repository, outside the project:
- * its git directory and common directory are made readable (not writable), so `git status`, `log`
- * and `diff` work in the sandbox.
- */
-function gitPointerDirs(projectDir: string): string[] {
-  const dotGit = path.join(projectDir, '.git');
-  // A repository's .git is a directory: only a file can point elsewhere.
-  if (statSync(dotGit, { throwIfNoEntry: false })?.isFile() !== true) return [];
-  const target = /^gitdir: (.+)$/m.exec(readSmall(dotGit) ?? '')?.[1]?.trim();
-  if (target === undefined) return [];
-  const gitdir = path.resolve(projectDir, target);
-  const common = readSmall(path.join(gitdir, 'commondir'));
-  return common === undefined ? [gitdir] : [gitdir, path.resolve(gitdir, common.trim())];
 }
 
 /** The home directory inside: the host's, unless it is missing, `/`, `/tmp` or inside a system directory. */

@@ -7,7 +7,7 @@ import { loadRegistry } from '../../registry/load-registry.js';
 import { registryCacheDir } from '../../registry/registry-cache.js';
 import { validateAgentPaths } from '../../registry/validate-files.js';
 import type { TerminalCleaner } from '../../terminal-text.js';
-import { type CliContext, globalOptions } from '../context.js';
+import { type CliContext, globalOptions, inertJson } from '../context.js';
 import { agentPage, agentsTable, agentSummary, countLine, issueLines } from './agents-format.js';
 
 /** Registers `agents` and its subcommands. */
@@ -21,7 +21,8 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean }, command: Command) => {
       const { clean } = await globalOptions(command, ctx);
       const registry = await load(command, ctx);
-      if (opts.json) ctx.io.stdout(`${JSON.stringify(registry.agents.map(agentSummary), null, 2)}\n`);
+      if (opts.json)
+        ctx.io.stdout(`${inertJson(JSON.stringify(registry.agents.map(agentSummary), null, 2))}\n`);
       else ctx.io.stdout(agentsTable(registry.agents, terminalWidth(ctx), clean));
       reportProblems(registry, ctx, clean);
     });
@@ -45,7 +46,7 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
         ctx.exitCode = 1;
         return;
       }
-      ctx.io.stdout(opts.json ? `${JSON.stringify(agent, null, 2)}\n` : agentPage(agent, clean));
+      ctx.io.stdout(opts.json ? `${inertJson(JSON.stringify(agent, null, 2))}\n` : agentPage(agent, clean));
       reportProblems(registry, ctx, clean);
     });
 
@@ -65,7 +66,7 @@ export function registerAgentsCommand(program: Command, ctx: CliContext): void {
       if (opts.json) {
         const agents = result.agents.map((a) => ({ name: a.name, source: a.source, path: a.path }));
         ctx.io.stdout(
-          `${JSON.stringify({ agents, errors: result.errors, warnings: result.warnings }, null, 2)}\n`,
+          `${inertJson(JSON.stringify({ agents, errors: result.errors, warnings: result.warnings }, null, 2))}\n`,
         );
       } else {
         ctx.io.stdout(

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { verifyAuditLog } from '../../records/audit-verify.js';
-import { type CliContext, globalOptions } from '../context.js';
+import { type CliContext, globalOptions, inertJson } from '../context.js';
 import { projectRecords } from './records-location.js';
 
 /** Registers `audit` and its subcommands. */
@@ -34,7 +34,7 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
         ctx.exitCode = 1;
         return;
       }
-      if (opts.json) ctx.io.stdout(`${JSON.stringify({ path: file, ...verdict }, null, 2)}\n`);
+      if (opts.json) ctx.io.stdout(`${inertJson(JSON.stringify({ path: file, ...verdict }, null, 2))}\n`);
       else {
         for (const warning of verdict.warnings) ctx.io.stderr(`cadre: warning: ${warning}\n`);
         if (verdict.ok)

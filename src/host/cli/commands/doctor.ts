@@ -9,7 +9,7 @@ import { probeSandbox, requiredShortfall, SANDBOX_LIMITS } from '../../capabilit
 import { SANDBOX_OFF_WARNING, SandboxGate } from '../../capabilities/sandbox/gate.js';
 import { sandboxSelfTest, type SelfTestCheck } from '../../capabilities/sandbox/self-test.js';
 import { systemView } from '../../capabilities/sandbox/system-view.js';
-import { globalOptions, type CliContext } from '../context.js';
+import { globalOptions, inertJson, type CliContext } from '../context.js';
 import { formatDoctor, type DoctorReport } from './doctor-format.js';
 
 /** Builds the report (probe, what is visible, self-test). */
@@ -67,7 +67,9 @@ export function registerDoctorCommand(program: Command, ctx: CliContext): void {
       const report = await doctorReport(command, ctx);
       // The report quotes config (a project's paths, its errors): made inert for the terminal.
       const { clean } = await globalOptions(command, ctx);
-      ctx.io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : clean.block(formatDoctor(report)));
+      ctx.io.stdout(
+        flags.json ? `${inertJson(JSON.stringify(report, null, 2))}\n` : clean.block(formatDoctor(report)),
+      );
       ctx.exitCode = report.ok ? 0 : 1;
     });
 }

@@ -74,6 +74,9 @@ async function runExplore(questions: string[], flags: ExploreFlags, command: Com
           runtime.task(
             {
               subagent_type: 'explore',
+              // Read-only whatever defines `explore`: a cloned repository's own explore.md (which
+              // wins over the built-in) may list Write or Bash, and the person's mode may allow them.
+              permission_mode: 'plan',
               description: question.slice(0, 60),
               prompt: `${question}\n\nThoroughness: ${level}.`,
               ...(timeout ? { timeout } : {}),

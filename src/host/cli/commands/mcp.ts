@@ -10,7 +10,7 @@ import { trustId, TrustStore } from '../../capabilities/mcp/trust.js';
 import { loadConfig, type LoadedConfig } from '../../config.js';
 import { formatIssue } from '../../registry/index.js';
 import { loadRegistry } from '../../registry/load-registry.js';
-import { type CliContext, globalOptions } from '../context.js';
+import { type CliContext, globalOptions, inertJson } from '../context.js';
 import { mcpListText } from './mcp-format.js';
 
 /** Registers `mcp` and its subcommands. */
@@ -41,7 +41,9 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
           defaultMode: config.merged.permissions.defaultMode,
           connect: opts.connect,
         });
-        ctx.io.stdout(opts.json ? `${JSON.stringify(servers, null, 2)}\n` : mcpListText(servers, cwd, clean));
+        ctx.io.stdout(
+          opts.json ? `${inertJson(JSON.stringify(servers, null, 2))}\n` : mcpListText(servers, cwd, clean),
+        );
       } finally {
         await hub.close();
       }
