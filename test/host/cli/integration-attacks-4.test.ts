@@ -27,12 +27,12 @@
 //   `defaultModel` is `corp:...`): every prompt and file of the run went to the repository's server.
 // - `--json` output carried what a model or a repository wrote with C1 controls (U+009B, a CSI) and
 //   bidirectional overrides raw: JSON.stringify escapes only C0 controls.
-// - Not fixed yet (skipped below): a command may create `.git/rebase-merge/` (or `rebase-apply/`,
-//   `sequencer/`). The host's `git status` then says a rebase is in progress and tells the person to
-//   run `git rebase --continue`, which runs the todo list's `exec` lines on the host, outside any
-//   sandbox. A placeholder cannot protect these names (an empty `.git/rebase-merge` is itself "a
-//   rebase in progress"), so the fix is to move one a command made aside when it ends, as nested
-//   repositories are.
+// - A command could create `.git/rebase-merge/` (or `sequencer/`) with an `exec` line in its todo
+//   list. The host's `git status` then says a rebase is in progress and tells the person to run
+//   `git rebase --continue`, which runs that line on the host, outside any sandbox. A placeholder
+//   cannot protect these names (an empty `.git/rebase-merge` is itself "a rebase in progress"), so a
+//   todo list a command wrote with an `exec` line has its directory moved aside when the command
+//   ends (rebase-state.ts); an agent's own rebase stopped on a conflict stays, to be continued.
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -529,9 +529,7 @@ describe('--json output', () => {
 });
 
 describe('git state a command leaves', () => {
-  // Skipped: the break above is not fixed. Remove `.skip` once a command's new `.git/rebase-merge`
-  // is moved aside when it ends.
-  it.skip("plants no rebase in progress that the host's git status would tell the person to continue", async () => {
+  it("plants no rebase in progress that the host's git status would tell the person to continue", async () => {
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
         cwd: project.dir,
@@ -565,6 +563,54 @@ describe('git state a command leaves', () => {
       expect(lastResults('rebase-todo')[0]?.text).toContain('tried');
       expect(git('status')).not.toContain('rebasing');
       expect(existsSync(path.join(project.dir, '.git', 'rebase-merge'))).toBe(false);
+      expect(r.stderr + JSON.stringify(lastResults('rebase-todo'))).toContain('rebase-merge-quarantined');
+      expect(existsSync(ran)).toBe(false);
+    } finally {
+      await rm(path.join(project.dir, '.git'), { recursive: true, force: true });
+      await rm(path.join(project.dir, '.cadre', 'quarantine'), { recursive: true, force: true });
+    }
+  });
+
+  it("leaves an agent's own rebase that stopped on a conflict, and its next command continues it", async () => {
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+        cwd: project.dir,
+        env: { HOME: project.home, PATH: process.env.PATH ?? '' },
+        stdio: 'pipe',
+      }).toString();
+    git('init', '-q', '-b', 'main');
+    git('add', 'src/a.ts');
+    git('commit', '-q', '-m', 'first');
+    git('checkout', '-q', '-b', 'topic');
+    await writeFile(path.join(project.dir, 'src', 'a.ts'), 'export const a = "topic";\n');
+    git('commit', '-q', '-am', 'topic');
+    git('checkout', '-q', 'main');
+    await writeFile(path.join(project.dir, 'src', 'a.ts'), 'export const a = "main";\n');
+    git('commit', '-q', '-am', 'main');
+    git('checkout', '-q', 'topic');
+    const id = '-c user.name=t -c user.email=t@example.com';
+    const start = `git ${id} rebase main; echo rebase-stopped`;
+    const resolve = `git checkout --theirs src/a.ts && git add src/a.ts && GIT_EDITOR=true git ${id} rebase --continue && echo rebase-done`;
+    s.scripts.set('rebase-own', [
+      () => toolUseReply([{ name: 'Bash', input: { command: start } }]),
+      () => toolUseReply([{ name: 'Bash', input: { command: resolve } }]),
+      () => textReply('done'),
+    ]);
+    try {
+      const r = await cadre(
+        'run',
+        'general-purpose',
+        '[[rebase-own]] go',
+        '--permission-mode',
+        'bypassPermissions',
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const results = s.bodies('rebase-own').map((b) => JSON.stringify(JSON.parse(b).messages.at(-1)));
+      expect(results[1]).toContain('rebase-stopped');
+      expect(results[1]).toContain('CONFLICT');
+      expect(results[1]).not.toContain('quarantined');
+      expect(results[2]).toContain('rebase-done');
+      expect(git('log', '--format=%s', '-3')).toBe('topic\nmain\nfirst\n');
     } finally {
       await rm(path.join(project.dir, '.git'), { recursive: true, force: true });
     }

@@ -13,6 +13,7 @@ import { collectHidden, type HideContext } from './hide.js';
 import { homeEntries, isCredential } from './home.js';
 import { nestedGitPaths, withNestedGitCheck } from './nested-git.js';
 import { protectProject, type Protection } from './protect.js';
+import { readTodos, withRebaseCheck } from './rebase-state.js';
 import type { SystemView } from './system-view.js';
 import type { TreeScanner } from './tree-scan.js';
 import { SANDBOX_LIMITS, type MountOp, type SandboxPlan } from './types.js';
@@ -133,12 +134,19 @@ export async function planSandbox(
   views.sort((a, b) => depth(a.at) - depth(b.at) || a.order - b.order || a.at.localeCompare(b.at));
   const hooks = projectHooksPath(req.projectDir, req.home);
   // Repositories nested in the project are held like the project's own .git (nested-git.ts).
-  const nested = await nestedGitPaths(req.projectDir, scanner);
-  const protection = withNestedGitCheck(
-    await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks, ...nested])),
+  const [nested, todos] = await Promise.all([
+    nestedGitPaths(req.projectDir, scanner),
+    readTodos(req.projectDir),
+  ]);
+  const protection = withRebaseCheck(
+    withNestedGitCheck(
+      await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks, ...nested])),
+      req.projectDir,
+      scanner,
+      nested,
+    ),
     req.projectDir,
-    scanner,
-    nested,
+    todos,
   );
   try {
     const visibleRoots = [...system.roots.filter((r) => r.kind === 'dir').map((r) => r.path), ...toolchains];
