@@ -27,7 +27,7 @@ interface Phase {
   tasks: number;
   /** Parked threads the lead's model waits for before it replies (then 300 ms more). */
   parked: number;
-  atReply?: Stats;
+  atReply?: Stats | undefined;
 }
 
 let server: FakeAnthropic;
