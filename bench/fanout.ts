@@ -9,9 +9,9 @@
 //        [--build label=dir ...]  (A/B: each dir a copy of dist/ inside this checkout, e.g. .scratch/a/dist)
 //        [--stream-ms 10]  (fresh process only: the lead's Task reply written one SSE event every
 //        10 ms, as a model writes it, instead of whole; its writing time joins the ideal path)
-//        [--history first,repeat,after16]  (fresh process only: a first run in the project, a run
-//        after one of the same size, N = 1 after one of N = 16; cadre remembers how wide a lead
-//        fanned out in a project, so these differ)
+//        [--history first,repeat,after16,preset]  (fresh process only: a first run in the project, a
+//        run after one of the same size, N = 1 after one of N = 16, a first run with prestartThreads
+//        set to N; cadre remembers how wide a lead fanned out in a project, so these differ)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +45,7 @@ const HISTORY_LABEL: Record<ColdHistory, string> = {
   first: 'first run',
   repeat: 'repeat run',
   after16: 'after N=16',
+  preset: 'prestartThreads N',
 };
 
 const histories = args.history.split(',') as ColdHistory[];

@@ -5,11 +5,12 @@
 // each figure is the median over the rounds. Several builds (copies of dist/) can run side by side.
 // cadre remembers how wide an agent fanned out in a project (its records, under HOME), so every
 // measured run gets a home of its own and a history: `first` (a first run in the project), `repeat`
-// (after one unmeasured run of the same size) or `after16` (N = 1 after one run of N = 16: what a
-// prediction that is wrong costs).
+// (after one unmeasured run of the same size), `after16` (N = 1 after one run of N = 16: what a
+// prediction that is wrong costs) or `preset` (a first run whose user config sets prestartThreads
+// to N: threads for all N started from the lead's first request, what a repeat run should match).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,9 +20,9 @@ import type { LoggedRequest } from './fanout-server.js';
 import { median } from './stats.js';
 
 /** What ran in the project before the measured run (see the header). */
-export type ColdHistory = 'first' | 'repeat' | 'after16';
+export type ColdHistory = 'first' | 'repeat' | 'after16' | 'preset';
 /** Every history, in the order they are reported. */
-export const COLD_HISTORIES: readonly ColdHistory[] = ['first', 'repeat', 'after16'];
+export const COLD_HISTORIES: readonly ColdHistory[] = ['first', 'repeat', 'after16', 'preset'];
 
 /** One fresh-process run, measured. */
 export interface ColdRun {
@@ -203,6 +204,13 @@ export async function runColdFanout(options: ColdOptions): Promise<{ rows: ColdR
             const build = builds[(b + round) % builds.length]!;
             const home = await mkdtemp(path.join(os.tmpdir(), 'cadre-fanout-home-'));
             try {
+              if (history === 'preset') {
+                await mkdir(path.join(home, '.cadre'));
+                await writeFile(
+                  path.join(home, '.cadre', 'config.json'),
+                  JSON.stringify({ prestartThreads: n }),
+                );
+              }
               const before = history === 'repeat' ? n : history === 'after16' ? 16 : undefined;
               if (before !== undefined) await lead(build.dist, before, home);
               await server.log();
