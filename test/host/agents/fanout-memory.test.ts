@@ -134,13 +134,18 @@ describe('the remembered fan-out', () => {
     }
   });
 
-  it('is neither used nor written with prestartLearn: false', async () => {
+  it('is neither used nor written with prestartLearn: false, nor with prestartThreads: 0', async () => {
     const project = await newProject();
     try {
       await writeFile(project.file, remembered(8), { mode: 0o600 });
       const run = await leadRun(project, { tasks: 3, parked: 2 }, { prestartLearn: false });
       expect(run.out.status).toBe('completed');
       expect(run.atReply).toMatchObject({ threads: 3, parked: 2 });
+      expect(await readFile(project.file, 'utf8')).toBe(remembered(8));
+      // prestartThreads: 0 starts nothing ahead, remembered or not, and so learns nothing.
+      const none = await leadRun(project, { tasks: 3, parked: 0 }, { prestartThreads: 0 });
+      expect(none.out.status).toBe('completed');
+      expect(none.atReply).toMatchObject({ threads: 1, parked: 0 });
       expect(await readFile(project.file, 'utf8')).toBe(remembered(8));
     } finally {
       await project.cleanup();
