@@ -9,11 +9,14 @@
 //        [--build label=dir ...]  (A/B: each dir a copy of dist/ inside this checkout, e.g. .scratch/a/dist)
 //        [--stream-ms 10]  (fresh process only: the lead's Task reply written one SSE event every
 //        10 ms, as a model writes it, instead of whole; its writing time joins the ideal path)
+//        [--history first,repeat,after16,preset]  (fresh process only: a first run in the project, a
+//        run after one of the same size, N = 1 after one of N = 16, a first run with prestartThreads
+//        set to N; cadre remembers how wide a lead fanned out in a project, so these differ)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runColdFanout, type ColdRow } from './support/fanout-cold.js';
+import { COLD_HISTORIES, runColdFanout, type ColdHistory, type ColdRow } from './support/fanout-cold.js';
 import { runWarmFanout, type WarmResult } from './support/fanout-warm.js';
 import { writeResult } from './support/stats.js';
 
@@ -25,6 +28,7 @@ const { values: args } = parseArgs({
     sizes: { type: 'string', default: '1,4,8,16,32' },
     build: { type: 'string', multiple: true },
     'stream-ms': { type: 'string', default: '0' },
+    history: { type: 'string', default: COLD_HISTORIES.join(',') },
   },
 });
 const rounds = Number(args.rounds);
@@ -36,6 +40,17 @@ if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 1000))
 const streamMs = Number(args['stream-ms']);
 if (!Number.isInteger(streamMs) || streamMs < 0 || streamMs > 1000)
   throw new Error(`--stream-ms: expected milliseconds from 0 to 1000, got ${args['stream-ms']}`);
+/** How each history reads in the table. */
+const HISTORY_LABEL: Record<ColdHistory, string> = {
+  first: 'first run',
+  repeat: 'repeat run',
+  after16: 'after N=16',
+  preset: 'prestartThreads N',
+};
+
+const histories = args.history.split(',') as ColdHistory[];
+if (histories.length === 0 || histories.some((h) => !COLD_HISTORIES.includes(h)))
+  throw new Error(`--history: expected a comma list of ${COLD_HISTORIES.join(', ')}, got ${args.history}`);
 const builds = (args.build ?? ['current=dist']).map((spec) => {
   const [label, dist] = spec.includes('=') ? spec.split('=', 2) : [spec, spec];
   return { label: label!, dist: dist! };
@@ -64,9 +79,10 @@ try {
       rounds,
       streamMs,
       builds,
+      histories,
       onRun: (run, i, total) =>
         process.stderr.write(
-          `\r  fresh process ${i}/${total}: ${run.build} N=${run.n} ${run.ok ? 'ok' : 'FAILED'}    `,
+          `\r  fresh process ${i}/${total}: ${run.build} ${run.history} N=${run.n} ${run.ok ? 'ok' : 'FAILED'}    `,
         ),
     });
     process.stderr.write('\n');
@@ -81,7 +97,7 @@ try {
   await rm(root, { recursive: true, force: true });
 }
 console.log(
-  `written to ${await writeResult('fanout', { callMs: CALL_MS, streamMs, rounds, builds, cold, warm })}`,
+  `written to ${await writeResult('fanout', { callMs: CALL_MS, streamMs, rounds, builds, histories, cold, warm })}`,
 );
 
 function printCold(rows: ColdRow[]): void {
@@ -92,6 +108,7 @@ function printCold(rows: ColdRow[]): void {
   console.table(
     rows.map((r) => ({
       build: r.build,
+      history: HISTORY_LABEL[r.history],
       n: r.n,
       'active÷ideal': r.ratio.toFixed(3),
       'spawn ms': r.spawnMs.toFixed(0),
@@ -102,38 +119,53 @@ function printCold(rows: ColdRow[]): void {
       failed: r.failed,
     })),
   );
+  for (const history of histories.filter((h) => h !== 'after16'))
+    for (const { label } of builds) printGoals(rows, label, history);
   for (const { label } of builds) {
-    const at = (n: number) => rows.find((r) => r.build === label && r.n === n);
-    const goal = (n: number, limit: number) => {
-      const row = at(n);
-      return row ? `N=${n} ${row.ratio.toFixed(3)} (goal ≤ ${limit})` : undefined;
-    };
-    const line = [goal(8, 1.12), goal(16, 1.25), goal(32, 1.4)].filter(Boolean).join(', ');
-    const n16 = at(16);
-    const n1 = at(1);
-    // The cost of one more agent is the slope from N = 16 to N = 32 (else from N = 8, else N = 1):
-    // a few threads (prestartThreads) are started ahead of a lead's Task blocks and resident whether
-    // or not they run, so a small N holds more threads than it uses.
-    const from = at(32) ?? at(8) ?? n1;
-    const perAgent =
-      n16 && from && from.n !== 16
-        ? { mb: (from.maxRssMb - n16.maxRssMb) / (from.n - 16), from: from.n }
-        : undefined;
-    console.log(
-      [
-        `${label}: active ÷ ideal ${line}`,
-        n16
-          ? `  N=16: spawn ${n16.spawnMs.toFixed(0)} ms (goal ≤ 150), spread ${n16.spreadMs.toFixed(0)} ms, peak RSS ${n16.maxRssMb.toFixed(0)} MB (goal ≤ 250)` +
-            (perAgent === undefined
-              ? ''
-              : `, ${perAgent.mb.toFixed(1)} MB per extra agent, N=16 to N=${perAgent.from} (goal ≤ 8)`)
-          : '',
-        n1 ? `  process start → first request ${n1.startToFirstMs.toFixed(0)} ms (goal ≤ 200)` : '',
-      ]
-        .filter(Boolean)
-        .join('\n'),
-    );
+    const wrong = rows.find((r) => r.build === label && r.history === 'after16');
+    const first = rows.find((r) => r.build === label && r.history === 'first' && r.n === 1);
+    if (wrong)
+      console.log(
+        `${label}: N=1 after N=16: peak RSS ${wrong.maxRssMb.toFixed(0)} MB, CPU ${wrong.cpuSeconds.toFixed(2)} s, active ÷ ideal ${wrong.ratio.toFixed(3)}` +
+          (first
+            ? ` (a first run of N=1: ${first.maxRssMb.toFixed(0)} MB, ${first.cpuSeconds.toFixed(2)} s, ${first.ratio.toFixed(3)})`
+            : ''),
+      );
   }
+}
+
+/** One build's figures against the goals, for one history. */
+function printGoals(rows: ColdRow[], label: string, history: ColdHistory): void {
+  const at = (n: number) => rows.find((r) => r.build === label && r.history === history && r.n === n);
+  const goal = (n: number, limit: number) => {
+    const row = at(n);
+    return row ? `N=${n} ${row.ratio.toFixed(3)} (goal ≤ ${limit})` : undefined;
+  };
+  const line = [goal(8, 1.12), goal(16, 1.25), goal(32, 1.4)].filter(Boolean).join(', ');
+  const n16 = at(16);
+  const n1 = at(1);
+  // The cost of one more agent is the slope from N = 16 to N = 32 (else from N = 8, else N = 1):
+  // a few threads (prestartThreads) are started ahead of a lead's Task blocks and resident whether
+  // or not they run, so a small N holds more threads than it uses.
+  const from = at(32) ?? at(8) ?? n1;
+  const perAgent =
+    n16 && from && from.n !== 16
+      ? { mb: (from.maxRssMb - n16.maxRssMb) / (from.n - 16), from: from.n }
+      : undefined;
+  console.log(
+    [
+      `${label}, ${HISTORY_LABEL[history]}: active ÷ ideal ${line}`,
+      n16
+        ? `  N=16: spawn ${n16.spawnMs.toFixed(0)} ms (goal ≤ 150), spread ${n16.spreadMs.toFixed(0)} ms, peak RSS ${n16.maxRssMb.toFixed(0)} MB (goal ≤ 250)` +
+          (perAgent === undefined
+            ? ''
+            : `, ${perAgent.mb.toFixed(1)} MB per extra agent, N=16 to N=${perAgent.from} (goal ≤ 8)`)
+        : '',
+      n1 ? `  process start → first request ${n1.startToFirstMs.toFixed(0)} ms (goal ≤ 200)` : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  );
 }
 
 function printWarm(result: WarmResult): void {

@@ -3,8 +3,15 @@
 // every model call takes 300 ms on the fake server, which runs in a process of its own (so the
 // CLI's CPU figure is the runtime's alone). Sizes and builds are interleaved round by round, and
 // each figure is the median over the rounds. Several builds (copies of dist/) can run side by side.
+// cadre remembers how wide an agent fanned out in a project (its records, under HOME), so every
+// measured run gets a home of its own and a history: `first` (a first run in the project), `repeat`
+// (after one unmeasured run of the same size), `after16` (N = 1 after one run of N = 16: what a
+// prediction that is wrong costs) or `preset` (a first run whose user config sets prestartThreads
+// to N: threads for all N started from the lead's first request, what a repeat run should match).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { runCli, type CliRun } from './cli.js';
@@ -12,9 +19,15 @@ import { FANOUT_AGENTS } from './fanout-script.js';
 import type { LoggedRequest } from './fanout-server.js';
 import { median } from './stats.js';
 
+/** What ran in the project before the measured run (see the header). */
+export type ColdHistory = 'first' | 'repeat' | 'after16' | 'preset';
+/** Every history, in the order they are reported. */
+export const COLD_HISTORIES: readonly ColdHistory[] = ['first', 'repeat', 'after16', 'preset'];
+
 /** One fresh-process run, measured. */
 export interface ColdRun {
   build: string;
+  history: ColdHistory;
   n: number;
   ok: boolean;
   /** The lead's first request to the end of its last reply, ÷ the ideal critical path. */
@@ -54,6 +67,8 @@ export interface ColdOptions {
   streamMs?: number;
   /** Label → dist directory. */
   builds: ReadonlyArray<{ label: string; dist: string }>;
+  /** What runs before each measured run (default: nothing, a first run). */
+  histories?: readonly ColdHistory[];
   /** Called after each run (progress on a long benchmark). */
   onRun?: (run: ColdRun, index: number, total: number) => void;
 }
@@ -94,6 +109,7 @@ function streamedMs(reply: LoggedRequest | undefined, callMs: number): number {
 
 function measure(
   build: string,
+  history: ColdHistory,
   n: number,
   run: CliRun,
   log: LoggedRequest[],
@@ -110,6 +126,7 @@ function measure(
   const activeMs = leadEnd - leadStart;
   return {
     build,
+    history,
     n,
     ok: run.code === 0 && firsts.length === n && lead.length === 2,
     ratio: activeMs / (idealMs + (streamedCallMs === undefined ? 0 : streamedMs(taskReply, streamedCallMs))),
@@ -147,6 +164,7 @@ function summarize(runs: ColdRun[]): ColdRow {
   >;
   return {
     build: runs[0]!.build,
+    history: runs[0]!.history,
     n: runs[0]!.n,
     runs: runs.length,
     failed: runs.length - good.length,
@@ -158,37 +176,61 @@ function summarize(runs: ColdRun[]): ColdRow {
   };
 }
 
-/** Runs the fresh-process fan-out: every size and build, interleaved, `rounds` times. */
+/** The sizes a history is measured at: `after16` is N = 1 only. */
+const sizesOf = (history: ColdHistory, sizes: readonly number[]) => (history === 'after16' ? [1] : sizes);
+
+/** Runs the fresh-process fan-out: every history, size and build, interleaved, `rounds` times. */
 export async function runColdFanout(options: ColdOptions): Promise<{ rows: ColdRow[]; runs: ColdRun[] }> {
   const { root, callMs, sizes, rounds, builds } = options;
+  const histories = options.histories ?? ['first'];
   const idealMs = 5 * callMs;
   const server = await startServer(callMs, options.streamMs ?? 0);
-  const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url };
   const runs: ColdRun[] = [];
-  const total = rounds * sizes.length * builds.length;
+  const total = rounds * builds.length * histories.reduce((sum, h) => sum + sizesOf(h, sizes).length, 0);
+  const lead = (dist: string, n: number, home: string) =>
+    runCli(
+      ['run', 'lead', `go ${n}`, '--json', '--agents', FANOUT_AGENTS, '--cwd', root],
+      { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, HOME: home },
+      root,
+      [],
+      dist,
+    );
   try {
     for (let round = 0; round < rounds; round++)
-      for (const n of sizes)
-        // Builds take turns going first, so neither always follows the other.
-        for (let b = 0; b < builds.length; b++) {
-          const build = builds[(b + round) % builds.length]!;
-          await server.log();
-          const run = await runCli(
-            ['run', 'lead', `go ${n}`, '--json', '--agents', FANOUT_AGENTS, '--cwd', root],
-            env,
-            root,
-            [],
-            build.dist,
-          );
-          const streamed = (options.streamMs ?? 0) > 0 ? callMs : undefined;
-          runs.push(measure(build.label, n, run, await server.log(), idealMs, streamed));
-          options.onRun?.(runs.at(-1)!, runs.length, total);
-        }
+      for (const history of histories)
+        for (const n of sizesOf(history, sizes))
+          // Builds take turns going first, so neither always follows the other.
+          for (let b = 0; b < builds.length; b++) {
+            const build = builds[(b + round) % builds.length]!;
+            const home = await mkdtemp(path.join(os.tmpdir(), 'cadre-fanout-home-'));
+            try {
+              if (history === 'preset') {
+                await mkdir(path.join(home, '.cadre'));
+                await writeFile(
+                  path.join(home, '.cadre', 'config.json'),
+                  JSON.stringify({ prestartThreads: n }),
+                );
+              }
+              const before = history === 'repeat' ? n : history === 'after16' ? 16 : undefined;
+              if (before !== undefined) await lead(build.dist, before, home);
+              await server.log();
+              const run = await lead(build.dist, n, home);
+              const streamed = (options.streamMs ?? 0) > 0 ? callMs : undefined;
+              runs.push(measure(build.label, history, n, run, await server.log(), idealMs, streamed));
+              options.onRun?.(runs.at(-1)!, runs.length, total);
+            } finally {
+              await rm(home, { recursive: true, force: true });
+            }
+          }
   } finally {
     await server.close();
   }
-  const rows = builds.flatMap((build) =>
-    sizes.map((n) => summarize(runs.filter((r) => r.build === build.label && r.n === n))),
+  const rows = histories.flatMap((history) =>
+    builds.flatMap((build) =>
+      sizesOf(history, sizes).map((n) =>
+        summarize(runs.filter((r) => r.build === build.label && r.history === history && r.n === n)),
+      ),
+    ),
   );
   return { rows, runs };
 }

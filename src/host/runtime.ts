@@ -9,6 +9,7 @@ import { runBatch, type BatchOptions, type BatchResult } from './batch/run-batch
 import type { BatchTask } from './batch/task-file.js';
 import { cancelReason } from './agents/cancel-reason.js';
 import type { ModelEnv } from './agents/model-resolve.js';
+import { FanoutMemory } from './agents/fanout-memory.js';
 import { RuntimeCore } from './agents/runtime-core.js';
 import { ApprovalBroker, nonInteractiveResolver, type ApprovalResolver } from './approvals/index.js';
 import { McpRuntime } from './capabilities/mcp/mcp-runtime.js';
@@ -215,6 +216,11 @@ export async function startRuntime(options: RuntimeOptions, workers?: WorkerEntr
     await pool?.close();
     throw error;
   }
+  // Only a runtime whose runs may start threads ahead reads (and later writes) the memory.
+  const fanout =
+    config.prestartLearn && config.prestartThreads > 0 && pool
+      ? await FanoutMemory.open(records.location.fanoutFile)
+      : undefined;
   const core = new RuntimeCore({
     cwd,
     home,
@@ -235,6 +241,7 @@ export async function startRuntime(options: RuntimeOptions, workers?: WorkerEntr
     cassette,
     mcp: mcpRuntime(cwd, home, config, options),
     sandbox: sandboxGate(config, records.paths, options),
+    ...(fanout ? { fanout } : {}),
   });
   return runtimeFacade(core, { pool, loaded, records, agentOptions: options });
 }
@@ -295,6 +302,7 @@ function runtimeFacade(core: RuntimeCore, parts: FacadeParts): Runtime {
     await core.cancelAll();
     await core.mcp.close();
     await core.flushCassette();
+    await core.fanout?.flush();
     await core.audit?.close();
     await pool?.close();
   };

@@ -115,6 +115,7 @@ describe('loadConfig', () => {
       webSearch: { allowedDomains: [], blockedDomains: [], endpoints: [] },
       mcpServers: {},
       prestartThreads: 2,
+      prestartLearn: true,
       projectWarnings: [],
     });
     expect(CONFIG_DEFAULTS.concurrency).toBe(16);
@@ -251,17 +252,19 @@ describe('loadConfig', () => {
   it('wrong types name the field; only the bad value is dropped', async () => {
     await writeFiles(home, {
       '.cadre/config.json':
-        '{"concurrency": "lots", "sandbox": "maybe", "permissions": {"deny": ["Bash", 3, "Write"]}, "providers": {"x": {"apiKeyEnv": "KEY"}}, "prestartThreads": -1}',
+        '{"concurrency": "lots", "sandbox": "maybe", "permissions": {"deny": ["Bash", 3, "Write"]}, "providers": {"x": {"apiKeyEnv": "KEY"}}, "prestartThreads": -1, "prestartLearn": "yes"}',
     });
     const { errors, merged } = await loadConfig({ cwd: project, home });
     expect(errors.map((e) => e.field).sort()).toEqual([
       'concurrency',
       'permissions.deny.1',
+      'prestartLearn',
       'prestartThreads',
       'providers.x.baseURL',
       'sandbox.mode',
     ]);
     expect(merged.prestartThreads).toBe(2);
+    expect(merged.prestartLearn).toBe(true);
     expect(merged.permissions.deny).toEqual(['Bash', 'Write']);
     expect(merged.providers).toEqual({});
     expect(merged.sandbox.mode).toBe('auto');

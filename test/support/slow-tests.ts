@@ -44,6 +44,8 @@ export const SLOW_TESTS: readonly string[] = [
   'test/host/agents/approvals.test.ts',
   'test/host/capabilities/authorization.test.ts',
   'test/host/agents/prestart.test.ts',
+  // Thirteen runtimes one after another on real projects, waiting for threads to park.
+  'test/host/agents/fanout-memory.test.ts',
   'test/host/capabilities/fs-pin-poison.test.ts',
   'test/host/capabilities/fs-walk-swap.test.ts',
   'test/host/capabilities/mcp/hub.test.ts',

@@ -3,7 +3,9 @@
 // flight it keeps `prestartThreads` threads ahead of the delegation blocks its reply has begun
 // (prestart-observer.ts), and never more than its children could use: one message starts at most
 // maxTasksPerMessage, the tree at most what is left of maxSubagents, and they run in the free slots
-// plus the run's own (lent while it waits on them).
+// plus the run's own (lent while it waits on them). With `prestartLearn` (default on) it also keeps
+// as many as its agent's latest runs in this project put in one reply (fanout-memory.ts), under
+// the same caps, and its own replies are remembered for the next run.
 import type { WorkerRunSpec } from '../../shared/run-spec.js';
 import { prestartObserver } from '../pool/prestart-observer.js';
 import type { RuntimeCore } from './runtime-core.js';
@@ -28,10 +30,17 @@ export function prestartFor(
         core.scheduler.free + 1,
       ),
     );
+  const memory = core.config.prestartLearn ? core.fanout : undefined;
   return prestartObserver({
     names,
     ahead: () => core.config.prestartThreads,
     limit,
     want: (count) => prestart(spec.agentId, count),
+    ...(memory
+      ? {
+          remembered: (turn: number) => memory.predict(spec.agentType, turn),
+          remember: (widths: readonly number[]) => memory.record(spec.agentType, widths),
+        }
+      : {}),
   });
 }

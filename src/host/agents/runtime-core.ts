@@ -27,6 +27,7 @@ import { checkReplay, readTranscript, startTranscript, type TranscriptWriter } f
 import { webHandlers } from '../web/web-fetch-handler.js';
 import { delegationHandlers } from './delegation-handlers.js';
 import { cancelReason } from './cancel-reason.js';
+import type { FanoutMemory } from './fanout-memory.js';
 import type { RunNode } from './launcher.js';
 import type { ModelEnv } from './model-resolve.js';
 
@@ -69,6 +70,8 @@ export interface RuntimeCoreParts {
   mcp: McpRuntime;
   /** The command sandbox: its settings, the probe, and what the user is told. */
   sandbox: SandboxGate;
+  /** How wide this project's agents fanned out before; absent: nothing remembered nor written. */
+  fanout?: FanoutMemory;
 }
 
 /** Everything a run needs from the runtime. */
@@ -97,6 +100,8 @@ export class RuntimeCore {
   readonly mcp: McpRuntime;
   /** The command sandbox: its settings, the probe, and what the user is told. */
   readonly sandbox: SandboxGate;
+  /** How wide this project's agents fanned out before; absent: nothing remembered nor written. */
+  readonly fanout: FanoutMemory | undefined;
   /** Definitions by name as written; names are looked up (any case) through `names`. */
   private byName: Map<string, LoadedAgent>;
   private names: AgentNames;
@@ -119,6 +124,7 @@ export class RuntimeCore {
     this.cassette = parts.cassette;
     this.mcp = parts.mcp;
     this.sandbox = parts.sandbox;
+    this.fanout = parts.fanout;
     this.currentRegistry = parts.registry;
     this.byName = new Map(parts.registry.agents.map((a) => [a.name, a]));
     this.names = new AgentNames(parts.registry.agents.map((a) => a.name));

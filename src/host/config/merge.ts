@@ -70,6 +70,11 @@ export interface CadreConfig {
   mcpServers: Record<string, McpServerEntry>;
   /** Threads kept started ahead of the Task blocks a delegating run's reply has begun (0: none). */
   prestartThreads: number;
+  /**
+   * Whether a delegating run also keeps as many threads ahead as its agent's latest runs put
+   * delegation blocks in one reply (remembered in the project's records).
+   */
+  prestartLearn: boolean;
   /** What the project's file tried to set and may not (project-limits.ts), one line each. */
   projectWarnings: string[];
 }
@@ -151,6 +156,7 @@ export const CONFIG_DEFAULTS = {
   webFetchMaxBytes: 5 * 1024 * 1024,
   webFetchTimeoutSeconds: 30,
   prestartThreads: 2,
+  prestartLearn: true,
 } as const;
 
 /** Where each file's relative paths are anchored. */
@@ -208,6 +214,7 @@ export function mergeConfig(
     webSearch: mergeWebSearch(user.webSearch, project.webSearch, limited.warnings),
     mcpServers: mergeMcpServers(user.mcpServers, project.mcpServers, bases, mcpJson),
     prestartThreads: project.prestartThreads ?? user.prestartThreads ?? CONFIG_DEFAULTS.prestartThreads,
+    prestartLearn: project.prestartLearn ?? user.prestartLearn ?? CONFIG_DEFAULTS.prestartLearn,
     projectWarnings: limited.warnings,
   };
   const defaultModel = project.defaultModel ?? user.defaultModel;

@@ -158,6 +158,8 @@ export const ConfigFile = z.strictObject({
   mcpServers: McpServersConfig.optional(),
   /** Threads kept started ahead of the Task blocks a delegating run's reply has begun (0: none). */
   prestartThreads: ranged('prestartThreads').optional(),
+  /** Remember how wide each agent fans out and start that many threads ahead in its next runs. */
+  prestartLearn: z.boolean().optional(),
 });
 /** One config file as written. */
 export type ConfigFile = z.infer<typeof ConfigFile>;

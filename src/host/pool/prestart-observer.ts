@@ -7,7 +7,9 @@
 // take one by one. A later request starts from what its last reply started. So a lead that starts
 // one subagent pays for a few threads, not for the most a message could start. The host reads only
 // the `content_block_start` lines of the stream it already relays, each bounded in size; nothing
-// here decides what a run may do.
+// here decides what a run may do. Where the run's agent has fanned out before, a request starts
+// from what its latest runs put in one reply at that turn or later (`remembered`), and the run's
+// own replies are handed back when it ends (`remember`) for the next run.
 import type { ModelStreamObserver } from '../capabilities/model-http.js';
 
 /** What the observer needs from the runtime. */
@@ -20,6 +22,10 @@ export interface PrestartSizing {
   limit(): number;
   /** Sets the run's want (the pool keeps that many threads started ahead). */
   want(count: number): void;
+  /** Threads the agent's latest runs needed at turn `turn` or later (0 or absent: nothing known). */
+  remembered?(turn: number): number;
+  /** Takes the delegation blocks of each of the run's complete replies, in order, when it ends. */
+  remember?(widths: readonly number[]): void;
 }
 
 /** An SSE line longer than this is not a content_block_start of a tool call: skipped unread. */
@@ -35,8 +41,8 @@ export function prestartObserver(sizing: PrestartSizing): ModelStreamObserver & 
   let skipping = false;
   let blocks = 0;
   let guess = 0;
-  /** Delegation blocks of the last complete reply; undefined before the first. */
-  let lastReply: number | undefined;
+  /** Delegation blocks of each complete reply so far (the last one's is where a request starts). */
+  const widths: number[] = [];
   let active = false;
   /** Whether the current response is still streaming (its blocks may be followed by more). */
   let streaming = false;
@@ -77,7 +83,8 @@ export function prestartObserver(sizing: PrestartSizing): ModelStreamObserver & 
       skipping = false;
       blocks = 0;
       streaming = true;
-      guess = lastReply ?? sizing.ahead();
+      const before = widths.length === 0 ? sizing.ahead() : widths.at(-1)!;
+      guess = Math.max(before, sizing.remembered?.(widths.length) ?? 0);
       update();
     },
     chunk(bytes) {
@@ -104,12 +111,13 @@ export function prestartObserver(sizing: PrestartSizing): ModelStreamObserver & 
       if (!active) return;
       active = false;
       streaming = false;
-      if (ok) lastReply = blocks;
+      if (ok) widths.push(blocks);
       guess = 0;
       update();
     },
     close() {
       sizing.want(0);
+      sizing.remember?.(widths);
     },
   };
 }

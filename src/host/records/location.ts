@@ -18,6 +18,8 @@ export interface RecordsLocation {
   transcriptsDir: string;
   /** The append-only, hash-chained audit log. */
   auditLog: string;
+  /** How wide each agent fanned out in its latest runs (agents/fanout-memory.ts). */
+  fanoutFile: string;
   /** Where earlier versions kept records inside the project (moved out by `migrateLegacyRecords`). */
   legacy: { transcriptsDir: string; auditLog: string };
 }
@@ -53,6 +55,7 @@ export function recordsLocation(input: LocationInput): RecordsLocation {
     dir,
     transcriptsDir: input.config.transcriptsDir ?? path.join(dir, 'transcripts'),
     auditLog: path.join(dir, 'audit.jsonl'),
+    fanoutFile: path.join(dir, 'fanout.json'),
     legacy: {
       transcriptsDir: path.join(input.cwd, '.cadre', 'transcripts'),
       auditLog: path.join(input.cwd, '.cadre', 'audit.jsonl'),

@@ -4,6 +4,7 @@
 // reply's count as the guess for the next request. Text that merely mentions a block start counts
 // for nothing.
 import { describe, expect, it } from 'vitest';
+import { widestStillToCome } from '../../../src/host/agents/fanout-memory.js';
 import { prestartObserver } from '../../../src/host/pool/prestart-observer.js';
 import {
   renderStream,
@@ -13,15 +14,23 @@ import {
   type MessageStep,
 } from '../../support/fake-anthropic.js';
 
-function observer(options: { ahead?: number; limit?: number; names?: string[] } = {}) {
+function observer(options: { ahead?: number; limit?: number; names?: string[]; history?: number[][] } = {}) {
   const wants: number[] = [];
+  const remembered: (readonly number[])[] = [];
+  const history = options.history;
   const o = prestartObserver({
     names: new Set(options.names ?? ['Task']),
     ahead: () => options.ahead ?? 2,
     limit: () => options.limit ?? 64,
     want: (count) => wants.push(count),
+    ...(history
+      ? {
+          remembered: (turn: number) => widestStillToCome(history, turn),
+          remember: (widths: readonly number[]) => void remembered.push(widths),
+        }
+      : {}),
   });
-  return { o, wants };
+  return { o, wants, remembered };
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -133,5 +142,43 @@ describe('prestartObserver', () => {
     o.requestEnded(true);
     o.requestEnded(true);
     expect(wants.length).toBe(before + 1);
+  });
+
+  it("starts each request from the widest reply its agent's latest runs made at that turn or later", () => {
+    // Two earlier runs: one read first and fanned out 6 at its second reply, one fanned out 3 at once.
+    const { o, wants, remembered } = observer({
+      ahead: 2,
+      history: [
+        [0, 6, 0],
+        [3, 0],
+      ],
+    });
+    o.requestStarted();
+    // Turn 0: the widest still to come is 6 (above prestartThreads' 2).
+    expect(wants.at(-1)).toBe(6);
+    o.chunk(bytes(sse(toolUseReply([{ name: 'Glob', input: { pattern: '*' } }]))));
+    o.requestEnded(true);
+    expect(wants.at(-1)).toBe(0);
+    o.requestStarted();
+    expect(wants.at(-1)).toBe(6);
+    o.chunk(bytes(sse(toolUseReply(tasks(6)))));
+    o.requestEnded(true);
+    expect(wants.at(-1)).toBe(6);
+    o.requestStarted();
+    // Turn 2: no run fanned out this late; the last reply's count stands, as without a history.
+    expect(wants.at(-1)).toBe(6);
+    o.chunk(bytes(sse(textReply('done'))));
+    o.requestEnded(true);
+    o.close();
+    expect(remembered).toEqual([[0, 6, 0]]);
+  });
+
+  it('keeps a remembered width under the caps, and a reply below it ends at its own blocks', () => {
+    const { o, wants } = observer({ ahead: 2, limit: 4, history: [[1000]] });
+    o.requestStarted();
+    expect(wants.at(-1)).toBe(4);
+    o.chunk(bytes(sse(toolUseReply(tasks(1)))));
+    o.requestEnded(true);
+    expect(wants.at(-1)).toBe(1);
   });
 });

@@ -22,7 +22,7 @@ export function recordHolding(
 export function recordReason(requested: string, record: string | undefined): string {
   const where = record === undefined ? 'its content shows it is one' : `it is under ${record}`;
   return (
-    `"${requested}" is one of cadre's own records (transcripts, the audit log, cassettes, the registry cache, a batch's results: ${where}); ` +
+    `"${requested}" is one of cadre's own records (transcripts, the audit log, the fan-out memory, cassettes, the registry cache, a batch's results: ${where}); ` +
     'no agent may read, list or change them in any mode. A person reads them with the cadre CLI.'
   );
 }
