@@ -9,15 +9,17 @@
 //   repository names;
 // - an allow rule naming what the path guards keep (a secret such as `.env`, a protected path such
 //   as `.git/hooks`, `package.json`): only the person may open those to agents;
-// - `transcriptsDir` or `dataDir` outside the project: cadre itself, outside any sandbox, would
-//   write records (model text included) wherever the repository says, and `cadre transcripts
-//   prune` would delete `*.jsonl` files there;
+// - `transcriptsDir` or `dataDir` outside the project, or a `dataDir` whose records would lead out
+//   through a link the repository ships below it: cadre itself, outside any sandbox, would write
+//   records (model text included) wherever the repository says, and `cadre transcripts prune`
+//   would delete `*.jsonl` files there;
 // - `webFetch.allowPrivate`: WebFetch would reach loopback services, the cloud metadata address and
 //   the intranet from the person's machine, which the address guard keeps out in every mode.
 import { resolvePathSync } from '../capabilities/fs/resolve-sync.js';
 import { isUnder } from '../capabilities/policy/path-match.js';
 import { PROTECTED_PATHS, protectedEntry } from '../capabilities/policy/protected-paths.js';
 import { findSensitive } from '../capabilities/policy/sensitive.js';
+import { recordsLocation } from '../records/location.js';
 import type { ConfigFile } from './schema.js';
 
 const WHERE = '.cadre/config.json of the project';
@@ -33,6 +35,21 @@ function leadsUnder(dir: string, projectDir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether the records a project's `transcriptsDir` or `dataDir` (resolved: `dir`) places stay in the
+ * project. For `dataDir`, every place cadre writes below it counts too: a shipped `projects` link,
+ * or an `audit.jsonl` link in the project's own records directory (its name is a hash of the
+ * project's path, which a repository cloned to a known path such as a CI checkout can foresee),
+ * would carry cadre's writes out as surely as the directory itself.
+ */
+function recordsStayUnder(key: 'transcriptsDir' | 'dataDir', dir: string, projectDir: string): boolean {
+  if (key === 'transcriptsDir') return leadsUnder(dir, projectDir);
+  const loc = recordsLocation({ cwd: projectDir, home: projectDir, config: { dataDir: dir } });
+  return [loc.dataDir, loc.projectsDir, loc.dir, loc.transcriptsDir, loc.auditLog, loc.fanoutFile].every(
+    (p) => leadsUnder(p, projectDir),
+  );
 }
 
 /** Rule tools whose specifier is a path, which a rule naming a guarded path opens. */
@@ -110,7 +127,7 @@ export function limitProjectConfig(
   }
   for (const key of ['transcriptsDir', 'dataDir'] as const) {
     const dir = project[key];
-    if (dir !== undefined && !leadsUnder(resolve(dir), projectDir)) {
+    if (dir !== undefined && !recordsStayUnder(key, resolve(dir), projectDir)) {
       delete out[key];
       warnings.push(
         `${key} "${resolve(dir)}" in the ${WHERE} is ignored: a project can keep cadre's records outside itself only through ~/.cadre/config.json`,

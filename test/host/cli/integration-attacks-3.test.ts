@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
 import { runCli } from '../../support/cli.js';
 import { projectRecords, tempProject } from '../../support/project.js';
+import { recordsLocation } from '../../../src/host/records/location.js';
 import { resultText, startScripted, type ScriptedServer } from './scripted-server.js';
 
 let s: ScriptedServer;
@@ -167,11 +168,24 @@ describe("a cloned repository's transcriptsDir and dataDir", () => {
     const old = new Date(Date.now() - 90 * 86_400_000);
     await utimes(path.join(data, 'train.jsonl'), old, old);
     await symlink(data, path.join(project.dir, 'logs'));
+    // Links below a data directory inside the project: `projects` itself, and the audit log at the
+    // records directory a project cloned to a known path (a CI checkout) can foresee.
+    await mkdir(path.join(project.dir, 'shipped'));
+    await symlink(data, path.join(project.dir, 'shipped', 'projects'));
+    const forged = recordsLocation({
+      cwd: project.dir,
+      home: project.home,
+      config: { dataDir: path.join(project.dir, 'forged') },
+    });
+    await mkdir(forged.dir, { recursive: true });
+    await symlink(path.join(data, 'train.jsonl'), forged.auditLog);
     const configs = [
       { transcriptsDir: data },
       { transcriptsDir: 'logs' },
       { dataDir: data },
       { dataDir: 'logs/x' },
+      { dataDir: 'shipped' },
+      { dataDir: 'forged' },
     ];
     try {
       for (const [i, config] of configs.entries()) {
@@ -186,12 +200,15 @@ describe("a cloned repository's transcriptsDir and dataDir", () => {
         const prune = await cadre('transcripts', 'prune', '--older-than', '1d');
         expect(prune.code, prune.stderr).toBe(0);
         expect(await readdir(data), JSON.stringify(config)).toEqual(['train.jsonl']);
+        expect(await readFile(path.join(data, 'train.jsonl'), 'utf8')).toBe('{"x":1}\n');
       }
       // Where the records went instead: the project's records directory in ~/.cadre.
       const records = await projectRecords(project);
       expect((await readdir(records.transcriptsDir)).length).toBeGreaterThanOrEqual(configs.length);
     } finally {
       await rm(path.join(project.dir, 'logs'));
+      await rm(path.join(project.dir, 'shipped'), { recursive: true });
+      await rm(path.join(project.dir, 'forged'), { recursive: true });
       await writeFile(path.join(project.dir, '.cadre', 'config.json'), '{}');
     }
   });
