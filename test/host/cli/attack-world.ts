@@ -160,3 +160,7 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
   await walk('');
   return out;
 }
+
+/** A command the shell policy cannot read (base64 piped into bash): only the sandbox stands in its way. */
+export const opaque = (command: string): string =>
+  `echo ${Buffer.from(command).toString('base64')} | base64 -d | bash`;

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
 import { runCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
+import { opaque } from './attack-world.js';
 import { resultText, startScripted, type ScriptedServer } from './scripted-server.js';
 
 let s: ScriptedServer;
@@ -16,8 +17,6 @@ let project: Awaited<ReturnType<typeof tempProject>>;
 
 const cadre = (...args: string[]) =>
   runCli([...args, '--cwd', project.dir], { ...s.env, HOME: project.home }, project.dir);
-/** A command the shell policy cannot read: only the sandbox stands in its way. */
-const opaque = (command: string) => `echo ${Buffer.from(command).toString('base64')} | base64 -d | bash`;
 /** The tool results in the latest request tagged `tag`. */
 function lastResults(tag: string): { text: string; isError: boolean }[] {
   const body = JSON.parse(s.bodies(tag).at(-1) ?? '{}') as { messages: { content: unknown }[] };

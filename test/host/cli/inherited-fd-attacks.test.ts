@@ -18,7 +18,7 @@ import {
   type FakeAnthropic,
 } from '../../support/fake-anthropic.js';
 import { NO_BWRAP, sandboxBackends } from '../capabilities/sandbox-fixture.js';
-import { makeWorld, type World } from './attack-world.js';
+import { makeWorld, opaque, type World } from './attack-world.js';
 
 const { available } = await sandboxBackends();
 
@@ -46,9 +46,6 @@ function runLeaking(args: string[], env: Record<string, string>, cwd: string, si
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
-
-/** A command the shell policy cannot read: only the sandbox stands in its way. */
-const opaque = (command: string) => `echo ${Buffer.from(command).toString('base64')} | base64 -d | bash`;
 
 describe.skipIf(available.length === 0).each(available.map((b) => b.name))('%s', (backend) => {
   let world: World;

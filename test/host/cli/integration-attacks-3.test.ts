@@ -22,6 +22,7 @@ import { textReply, toolUseReply } from '../../support/fake-anthropic.js';
 import { runCli } from '../../support/cli.js';
 import { projectRecords, tempProject } from '../../support/project.js';
 import { recordsLocation } from '../../../src/host/records/location.js';
+import { opaque } from './attack-world.js';
 import { resultText, startScripted, type ScriptedServer } from './scripted-server.js';
 
 let s: ScriptedServer;
@@ -29,8 +30,6 @@ let project: Awaited<ReturnType<typeof tempProject>>;
 
 const cadre = (...args: string[]) =>
   runCli([...args, '--cwd', project.dir], { ...s.env, HOME: project.home }, project.dir);
-/** A command the shell policy cannot read: only the sandbox stands in its way. */
-const opaque = (command: string) => `echo ${Buffer.from(command).toString('base64')} | base64 -d | bash`;
 /** The texts of the tool results in the latest request tagged `tag`. */
 function lastResults(tag: string): { text: string; isError: boolean }[] {
   const body = JSON.parse(s.bodies(tag).at(-1) ?? '{}') as { messages: { content: unknown }[] };

@@ -44,6 +44,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, textReply, toolUseReply } from '../../support/fake-anthropic.js';
 import { runCli } from '../../support/cli.js';
 import { tempProject } from '../../support/project.js';
+import { opaque } from './attack-world.js';
 import { resultText, startScripted, type ScriptedServer } from './scripted-server.js';
 import { logDir, readLog, STDIO_SERVER } from '../capabilities/mcp/mcp-support.js';
 
@@ -196,7 +197,6 @@ describe("a batch task's cwd", () => {
 
 describe('text the project ships', () => {
   /** A command the shell policy cannot read: only the sandbox stands in its way. */
-  const opaque = (command: string) => `echo ${Buffer.from(command).toString('base64')} | base64 -d | bash`;
   const git = (cwd: string, ...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
       cwd,
@@ -529,16 +529,21 @@ describe('--json output', () => {
 });
 
 describe('git state a command leaves', () => {
-  it("plants no rebase in progress that the host's git status would tell the person to continue", async () => {
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
-        cwd: project.dir,
-        env: { HOME: project.home, PATH: process.env.PATH ?? '' },
-        stdio: 'pipe',
-      }).toString();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+      cwd: project.dir,
+      env: { HOME: project.home, PATH: process.env.PATH ?? '' },
+      stdio: 'pipe',
+    }).toString();
+  /** The project as a repository with one commit on main. */
+  const initRepo = () => {
     git('init', '-q', '-b', 'main');
     git('add', 'src/a.ts');
     git('commit', '-q', '-m', 'first');
+  };
+
+  it("plants no rebase in progress that the host's git status would tell the person to continue", async () => {
+    initRepo();
     const ran = path.join(path.dirname(project.dir), 'rebase-exec-ran');
     const plant = [
       'd=.git/rebase-merge; mkdir -p $d',
@@ -572,15 +577,7 @@ describe('git state a command leaves', () => {
   });
 
   it("leaves an agent's own rebase that stopped on a conflict, and its next command continues it", async () => {
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
-        cwd: project.dir,
-        env: { HOME: project.home, PATH: process.env.PATH ?? '' },
-        stdio: 'pipe',
-      }).toString();
-    git('init', '-q', '-b', 'main');
-    git('add', 'src/a.ts');
-    git('commit', '-q', '-m', 'first');
+    initRepo();
     git('checkout', '-q', '-b', 'topic');
     await writeFile(path.join(project.dir, 'src', 'a.ts'), 'export const a = "topic";\n');
     git('commit', '-q', '-am', 'topic');

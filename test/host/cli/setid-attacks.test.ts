@@ -25,7 +25,7 @@ import {
   SETID_ATTEMPTS,
   setidFiles,
 } from '../capabilities/setid-attempts.js';
-import { makeWorld, type World } from './attack-world.js';
+import { makeWorld, opaque, type World } from './attack-world.js';
 
 const NOBODY: CliUser = { uid: 65534, gid: 65534 };
 const { available } = await sandboxBackends();
@@ -43,9 +43,6 @@ const scenarios = available.flatMap((b) => [
   { backend: b.name, user: undefined, who: asRoot ? 'root' : 'the current user' },
   ...(asRoot ? [{ backend: b.name, user: NOBODY, who: 'an unprivileged user (uid 65534)' }] : []),
 ]);
-
-/** A command the shell policy cannot read: only the sandbox stands in its way. */
-const opaque = (command: string) => `echo ${Buffer.from(command).toString('base64')} | base64 -d | bash`;
 
 describe.skipIf(scenarios.length === 0).each(scenarios)('$backend, as $who', ({ backend, user }) => {
   let world: World;
