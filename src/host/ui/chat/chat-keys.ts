@@ -49,10 +49,11 @@ export function chatKey(ctx: ChatKeyContext, input: string, key: Key): void {
     return ctx.setComposer({ ...ctx.composer.current, text: '', cursor: 0 });
   }
   if (controller.queue.view().head) {
-    const answer: ApprovalKey | undefined = key.escape
+    // Every key reaches the prompt, so text being typed holds its key grace open.
+    const answer: ApprovalKey = key.escape
       ? 'escape'
-      : (['y', 'n', 'a', 'd'] as const).find((k) => k === input.toLowerCase());
-    if (answer) controller.queue.press(answer);
+      : ((['y', 'n', 'a', 'd'] as const).find((k) => k === input.toLowerCase()) ?? 'other');
+    controller.queue.press(answer);
     return;
   }
   if (ctx.overlayOpen) return ctx.overlayKeys.current?.(input, key);
