@@ -7,7 +7,7 @@ import { audited, authorize, parseRequest, type EffectContext } from './effect-c
 import { judgeContent, writeFacts } from './file-facts.js';
 import { readText } from './fs/read.js';
 import { writeAtomic } from './fs/write.js';
-import { resolvePath, type ResolvedPath } from './paths.js';
+import { resolvePath, shownPath, type ResolvedPath } from './paths.js';
 
 /** Largest current file a write's approval prompt diffs against. */
 const PREVIEW_READ_BYTES = 1024 * 1024;
@@ -38,14 +38,15 @@ export function writeHandler(ctx: EffectContext): Capabilities['fs.write'] {
     audited(ctx, 'fs.write', writeSummary(raw), async (call) => {
       const req = parseRequest('fs.write', raw);
       const target = await resolvePath(req.path, ctx.projectDir);
+      const shown = shownPath(target, ctx.projectDir);
       const reason = await authorize(
         ctx,
         call,
         { capability: 'fs.write', path: target, ...(await writeFacts(target, req.content)) },
         {
-          action: `${target.exists ? 'edit' : 'create'} ${req.path}`,
-          summary: `write ${req.path} (${req.content.length} chars)`,
-          preview: async () => writePreview(req.path, await currentText(ctx, target), req.content),
+          action: `${target.exists ? 'edit' : 'create'} ${shown}`,
+          summary: `write ${shown} (${req.content.length} chars)`,
+          preview: async () => writePreview(shown, await currentText(ctx, target), req.content),
           detail: () => detailOf(req.content),
         },
       );

@@ -81,3 +81,15 @@ export function isInside(real: string, roots: readonly string[]): boolean {
     return real.startsWith(prefix);
   });
 }
+
+/**
+ * How a prompt names a path: as requested, and, when a symlink leads elsewhere, where it really
+ * leads (`docs/notes.md → src/auth.ts`). A person approves the file that changes, not the name a
+ * link gives it.
+ */
+export function shownPath(target: ResolvedPath, projectDir: string): string {
+  if (target.real === target.absolute) return target.requested;
+  const real = path.relative(projectDir, target.real);
+  const shown = real === '' ? '.' : real.startsWith('..') || path.isAbsolute(real) ? target.real : real;
+  return `${target.requested} \u2192 ${shown}`;
+}

@@ -1,0 +1,122 @@
+// The real `cadre chat` on a real terminal (tmux) against the fake Messages API, with the model
+// and the repository playing the attacker against the approval prompt:
+// - a person typing a message as a prompt appears: the letters of the sentence ("a", "y") must not
+//   answer it, however long the sentence runs past the key grace;
+// - a command longer than the prompt, its payload on the last line: `d` pages through the whole
+//   input, so the end is on screen before anyone allows it;
+// - a Write to a path that is a symlink the repository ships (docs/notes.md → src/auth.ts): the
+//   prompt names the file that would change, not only the name the link gives it.
+import { existsSync } from 'node:fs';
+import { readFile, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startFakeAnthropic,
+  systemText,
+  textReply,
+  toolUseReply,
+  type FakeAnthropic,
+} from '../../support/fake-anthropic.js';
+import { CLI } from '../../support/cli.js';
+import { tempProject } from '../../support/project.js';
+import { TmuxSession } from '../../support/tmux.js';
+
+const AUTH = 'export const admin = false;\n';
+const LONG = `${'true\n'.repeat(60)}touch paged-end`;
+
+let server: FakeAnthropic;
+let tmux: TmuxSession | undefined;
+let project: Awaited<ReturnType<typeof tempProject>>;
+
+beforeAll(async () => {
+  project = await tempProject({ 'README.md': '# demo\n', 'src/auth.ts': AUTH, 'docs/.keep': '' });
+  await symlink('../src/auth.ts', path.join(project.dir, 'docs/notes.md'));
+  server = await startFakeAnthropic({
+    responder: (req) => {
+      if (!systemText(req.body).startsWith('You are the main agent')) return textReply('nothing');
+      // One tool call per step of the main agent's turn, by how many messages it has sent so far.
+      switch (req.body.messages.length) {
+        case 1:
+          return toolUseReply([{ name: 'Bash', input: { command: 'touch typed-through' } }]);
+        case 3:
+          return toolUseReply([{ name: 'Bash', input: { command: LONG, description: 'check things' } }]);
+        case 5:
+          // A file is read before it is overwritten (the Write tool's own rule).
+          return toolUseReply([{ name: 'Read', input: { file_path: 'docs/notes.md' } }]);
+        case 7:
+          return toolUseReply([
+            { name: 'Write', input: { file_path: 'docs/notes.md', content: 'export const admin = true;\n' } },
+          ]);
+        default:
+          return textReply('all done');
+      }
+    },
+  });
+});
+afterEach(async () => {
+  await tmux?.close();
+  tmux = undefined;
+});
+afterAll(async () => {
+  await server.close();
+  await project.cleanup();
+});
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('cadre chat: what the approval prompt shows is what an answer does', () => {
+  it('typing never answers a prompt, d reaches the end of a long command, a symlink is named', async () => {
+    const command = [process.execPath, CLI, 'chat', '--cwd', project.dir]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    tmux = await TmuxSession.start(['bash', '-c', command], {
+      cwd: project.dir,
+      env: { HOME: project.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url },
+      width: 100,
+      height: 45,
+    });
+    await tmux.waitFor(/message, @agent task, or \/help/);
+    await tmux.type('go');
+    await tmux.key('Enter');
+    await tmux.waitFor(/^\u2502 {3}\[y\] allow once/m);
+    expect(await tmux.screen()).toContain('$ touch typed-through');
+    await pause(600);
+    // A sentence typed a key at a time, long after the grace of the prompt's first appearance:
+    // its "a"s, "y" and "n"s must not answer it.
+    for (const ch of 'hey, and always say yes') {
+      await tmux.type(ch);
+      await pause(60);
+    }
+    await pause(150);
+    const still = await tmux.screen();
+    expect(still).toContain('$ touch typed-through');
+    expect(still).not.toMatch(/always this session: Bash\(touch:\*\) \(allowed|allowed for this session/);
+    await pause(400);
+    await tmux.key('n');
+    // The long command: its preview is cut, `d` pages to its last line.
+    const long = await tmux.waitFor(/more lines \(d: full input\)/);
+    expect(long).not.toContain('touch paged-end');
+    let seen = '';
+    await pause(400);
+    for (let i = 0; i < 8 && !seen.includes('touch paged-end'); i++) {
+      await tmux.key('d');
+      await pause(150);
+      seen = await tmux.screen();
+    }
+    expect(seen).toContain('touch paged-end');
+    await tmux.key('n');
+    // The Write through the repository's symlink names the file it would change.
+    const write = await tmux.waitFor(/wants to edit docs\/notes\.md/);
+    expect(write).toContain('docs/notes.md \u2192 src/auth.ts');
+    await pause(400);
+    await tmux.key('n');
+    await tmux.waitFor(/all done/);
+    await tmux.waitFor(/idle/);
+    expect(existsSync(path.join(project.dir, 'typed-through'))).toBe(false);
+    expect(existsSync(path.join(project.dir, 'paged-end'))).toBe(false);
+    expect(await readFile(path.join(project.dir, 'src/auth.ts'), 'utf8')).toBe(AUTH);
+    await tmux.key('C-c');
+    await tmux.waitFor(/press Ctrl\+C again to quit/);
+    await tmux.key('C-c');
+  });
+});
