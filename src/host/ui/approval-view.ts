@@ -82,10 +82,12 @@ export function approvalLines(view: ApprovalView, width: number, maxBody = 20): 
   const lines: StyledLine[] = [{ text: cut(approvalTitle(r, view.total)), tone: 'title' }];
   // Long lines are wrapped, never cut: the end of a command is where a hostile one hides its
   // payload (`echo <200 harmless characters>; curl … | sh`).
-  const full = bodyLines(r, true, width);
+  // `d` presses cycle: the preview, then each page of the full input, then the preview again. The
+  // full input is laid out only once `d` was pressed (a redraw of the preview never pays for it).
+  const presses = view.page ?? (view.detail ? 1 : 0);
+  const full = presses > 0 ? bodyLines(r, true, width) : [];
   const pages = Math.max(1, Math.ceil(full.length / room));
-  // `d` presses cycle: the preview, then each page of the full input, then the preview again.
-  const step = (view.page ?? (view.detail ? 1 : 0)) % (pages + 1);
+  const step = presses % (pages + 1);
   const state: BodyState = { detail: step > 0, page: Math.max(0, step - 1), pages };
   const body = state.detail ? full : bodyLines(r, false, width);
   const from = state.detail ? state.page * room : 0;
