@@ -3,7 +3,7 @@
 // - a person typing a message as a prompt appears: the letters of the sentence ("a", "y") must not
 //   answer it, however long the sentence runs past the key grace;
 // - a command longer than the prompt, its payload on the last line: `d` pages through the whole
-//   input, so the end is on screen before anyone allows it;
+//   input, so the end is on screen before anyone allows it, even past 20,000 characters;
 // - a Write to a path that is a symlink the repository ships (docs/notes.md → src/auth.ts): the
 //   prompt names the file that would change, not only the name the link gives it.
 import { existsSync } from 'node:fs';
@@ -23,6 +23,8 @@ import { TmuxSession } from '../../support/tmux.js';
 
 const AUTH = 'export const admin = false;\n';
 const LONG = `${'true\n'.repeat(60)}touch paged-end`;
+// One line past the 20,000 characters a JSON input is cut at.
+const HUGE = `echo ${'x'.repeat(25_000)}; touch tail-payload`;
 
 let server: FakeAnthropic;
 let tmux: TmuxSession | undefined;
@@ -41,9 +43,11 @@ beforeAll(async () => {
         case 3:
           return toolUseReply([{ name: 'Bash', input: { command: LONG, description: 'check things' } }]);
         case 5:
+          return toolUseReply([{ name: 'Bash', input: { command: HUGE } }]);
+        case 7:
           // A file is read before it is overwritten (the Write tool's own rule).
           return toolUseReply([{ name: 'Read', input: { file_path: 'docs/notes.md' } }]);
-        case 7:
+        case 9:
           return toolUseReply([
             { name: 'Write', input: { file_path: 'docs/notes.md', content: 'export const admin = true;\n' } },
           ]);
@@ -63,6 +67,17 @@ afterAll(async () => {
 });
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The body of the prompt on `screen` (between its title and its `why:`), wrapped lines joined, without spaces. */
+function promptBody(screen: string): string {
+  const lines = screen.split('\n');
+  const from = lines.findIndex((l) => l.includes('wants to'));
+  const to = lines.findIndex((l, i) => i > from && l.includes('why:'));
+  return lines
+    .slice(from + 1, to)
+    .join('')
+    .replace(/[\s\u2502]/g, '');
+}
 
 describe('cadre chat: what the approval prompt shows is what an answer does', () => {
   it('typing never answers a prompt, d reaches the end of a long command, a symlink is named', async () => {
@@ -105,6 +120,19 @@ describe('cadre chat: what the approval prompt shows is what an answer does', ()
     }
     expect(seen).toContain('touch paged-end');
     await tmux.key('n');
+    // A command longer than any cut: `d` pages to its end.
+    await tmux.waitFor(/\$ echo xxxx[\s\S]*more lines \(d: full input\)/);
+    await pause(400);
+    // (The policy's reason may name the command's parts: only the body counts as seeing it.)
+    expect(promptBody(await tmux.screen())).not.toContain('touchtail-payload');
+    seen = '';
+    for (let i = 0; i < 20 && !seen.includes('touchtail-payload'); i++) {
+      await tmux.key('d');
+      await pause(120);
+      seen = promptBody(await tmux.screen());
+    }
+    expect(seen).toContain(';touchtail-payload');
+    await tmux.key('n');
     // The Write through the repository's symlink names the file it would change.
     const write = await tmux.waitFor(/wants to edit docs\/notes\.md/);
     expect(write).toContain('docs/notes.md \u2192 src/auth.ts');
@@ -114,6 +142,7 @@ describe('cadre chat: what the approval prompt shows is what an answer does', ()
     await tmux.waitFor(/idle/);
     expect(existsSync(path.join(project.dir, 'typed-through'))).toBe(false);
     expect(existsSync(path.join(project.dir, 'paged-end'))).toBe(false);
+    expect(existsSync(path.join(project.dir, 'tail-payload'))).toBe(false);
     expect(await readFile(path.join(project.dir, 'src/auth.ts'), 'utf8')).toBe(AUTH);
     await tmux.key('C-c');
     await tmux.waitFor(/press Ctrl\+C again to quit/);
