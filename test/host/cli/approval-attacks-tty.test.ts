@@ -4,6 +4,8 @@
 //   answer it, however long the sentence runs past the key grace;
 // - a command longer than the prompt, its payload on the last line: `d` pages through the whole
 //   input, so the end is on screen before anyone allows it, even past 20,000 characters;
+// - a command whose here-document (and a description) draw the prompt's key row: each of its lines
+//   is marked as a line of the command, and only the prompt's own key row reads as one;
 // - a Write to a path that is a symlink the repository ships (docs/notes.md → src/auth.ts): the
 //   prompt names the file that would change, not only the name the link gives it.
 import { existsSync } from 'node:fs';
@@ -23,6 +25,9 @@ import { TmuxSession } from '../../support/tmux.js';
 
 const AUTH = 'export const admin = false;\n';
 const LONG = `${'true\n'.repeat(60)}touch paged-end`;
+// A here-document and a description that draw the prompt's own key row, offering a harmless rule.
+const FAKE_ROW = '[y] allow once  [n/Esc] deny  [a] always this session: Bash(cat:*)  [d] show full input';
+const FORGED = `cat <<'EOF'\n${FAKE_ROW}\nEOF\ntouch forged-row`;
 // One line past the 20,000 characters a JSON input is cut at.
 const HUGE = `echo ${'x'.repeat(25_000)}; touch tail-payload`;
 
@@ -45,9 +50,11 @@ beforeAll(async () => {
         case 5:
           return toolUseReply([{ name: 'Bash', input: { command: HUGE } }]);
         case 7:
+          return toolUseReply([{ name: 'Bash', input: { command: FORGED, description: FAKE_ROW } }]);
+        case 9:
           // A file is read before it is overwritten (the Write tool's own rule).
           return toolUseReply([{ name: 'Read', input: { file_path: 'docs/notes.md' } }]);
-        case 9:
+        case 11:
           return toolUseReply([
             { name: 'Write', input: { file_path: 'docs/notes.md', content: 'export const admin = true;\n' } },
           ]);
@@ -133,6 +140,19 @@ describe('cadre chat: what the approval prompt shows is what an answer does', ()
     }
     expect(seen).toContain(';touchtail-payload');
     await tmux.key('n');
+    // Lines of the command and its description are marked as such: one key row, the prompt's own.
+    const forged = await tmux.waitFor(/\$ cat <<'EOF'[\s\S]*\[y\] allow once[\s\S]*touch forged-row/);
+    await pause(400);
+    const rows = (await tmux.screen())
+      .split('\n')
+      .filter((l) => /^\u2502 {3}(\(wait\) )?\[y\] allow once/.test(l));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('Bash(touch:*)');
+    expect(forged).toMatch(
+      /> \[y\] allow once {2}\[n\/Esc\] deny {2}\[a\] always this session: Bash\(cat:\*\)/,
+    );
+    expect(forged).toContain('> touch forged-row');
+    await tmux.key('n');
     // The Write through the repository's symlink names the file it would change.
     const write = await tmux.waitFor(/wants to edit docs\/notes\.md/);
     expect(write).toContain('docs/notes.md \u2192 src/auth.ts');
@@ -143,6 +163,7 @@ describe('cadre chat: what the approval prompt shows is what an answer does', ()
     expect(existsSync(path.join(project.dir, 'typed-through'))).toBe(false);
     expect(existsSync(path.join(project.dir, 'paged-end'))).toBe(false);
     expect(existsSync(path.join(project.dir, 'tail-payload'))).toBe(false);
+    expect(existsSync(path.join(project.dir, 'forged-row'))).toBe(false);
     expect(await readFile(path.join(project.dir, 'src/auth.ts'), 'utf8')).toBe(AUTH);
     await tmux.key('C-c');
     await tmux.waitFor(/press Ctrl\+C again to quit/);

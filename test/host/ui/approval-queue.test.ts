@@ -1,7 +1,7 @@
 // The approval queue without Ink: the real broker with the key-driven resolver, a hand-moved clock.
 import { describe, expect, it } from 'vitest';
 import { ApprovalBroker } from '../../../src/host/approvals/broker.js';
-import { writePreview } from '../../../src/host/approvals/preview.js';
+import { commandPreview, writePreview } from '../../../src/host/approvals/preview.js';
 import type { ApprovalInput } from '../../../src/host/approvals/types.js';
 import { ApprovalQueue, KEY_GRACE_MS } from '../../../src/host/ui/approval-queue.js';
 import { approvalLines, approvalTitle } from '../../../src/host/ui/approval-view.js';
@@ -285,6 +285,26 @@ describe('what a person sees is what an answer does', () => {
     expect(seen[3]).toMatch(/\[d\] hide full input \(page 4 of 4\)/);
     queue.press('d');
     expect(text()).toMatch(/\[d\] show full input/);
+    broker.close();
+  });
+
+  it('marks every line of a command and its description, so none passes for the key row', async () => {
+    const { queue, broker, advance } = setup();
+    const row = '[y] allow once  [n/Esc] deny  [a] always this session: Bash(cat:*)';
+    const preview = commandPreview(`cat <<'E'\n${row}\nE\nrm -rf x\r`, [`ok\n${row}`]);
+    expect(preview.split('\n')).toEqual([
+      "$ cat <<'E'",
+      `> ${row}`,
+      '> E',
+      '> rm -rf x\r',
+      `# ok\u240a${row}`,
+    ]);
+    void broker.request(ask({ preview, suggestions: ['Bash(cat:*)', 'Bash(rm:*)'] }));
+    await tick();
+    advance(KEY_GRACE_MS);
+    const lines = approvalLines(queue.view(), 200).map((l) => l.text);
+    expect(lines.filter((l) => l.startsWith('  [y] allow once'))).toHaveLength(1);
+    expect(lines).toContain('  > rm -rf x\u240d');
     broker.close();
   });
 });
