@@ -96,3 +96,14 @@ export function commandPreview(command: string, extra: readonly string[] = []): 
   const notes = extra.map((note) => `# ${note.replace(/\n/g, '\u240a')}`);
   return [...lines, ...notes].join('\n');
 }
+
+/**
+ * Free text (a subagent's task, a file's new content) as a prompt shows it: every line after `> `,
+ * so no line of it can pass for a line of the prompt itself, such as its key row.
+ */
+export function quoted(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+}

@@ -2,7 +2,7 @@
 // alone does not tell (file-facts.ts), a person shown the diff when the policy asks, and the file
 // replaced atomically (with the caller's mtime check, when it gives one).
 import type { Capabilities } from '../../shared/capabilities.js';
-import { detailOf, writePreview } from '../approvals/preview.js';
+import { detailOf, quoted, writePreview } from '../approvals/preview.js';
 import { audited, authorize, parseRequest, type EffectContext } from './effect-context.js';
 import { judgeContent, writeFacts } from './file-facts.js';
 import { readText } from './fs/read.js';
@@ -47,7 +47,7 @@ export function writeHandler(ctx: EffectContext): Capabilities['fs.write'] {
           action: `${target.exists ? 'edit' : 'create'} ${shown}`,
           summary: `write ${shown} (${req.content.length} chars)`,
           preview: async () => writePreview(shown, await currentText(ctx, target), req.content),
-          detail: () => detailOf(req.content),
+          detail: () => quoted(detailOf(req.content)),
         },
       );
       const value = await writeAtomic(

@@ -84,12 +84,14 @@ export function isInside(real: string, roots: readonly string[]): boolean {
 
 /**
  * How a prompt names a path: as requested, and, when a symlink leads elsewhere, where it really
- * leads (`docs/notes.md → src/auth.ts`). A person approves the file that changes, not the name a
- * link gives it.
+ * leads (`docs/notes.md → src/auth.ts`), on one line. A person approves the file that changes, not
+ * the name a link gives it.
  */
 export function shownPath(target: ResolvedPath, projectDir: string): string {
-  if (target.real === target.absolute) return target.requested;
+  // A path may hold a line break: shown as a symbol, so it cannot start a line of the prompt.
+  const requested = target.requested.replace(/\n/g, '\u240a');
+  if (target.real === target.absolute) return requested;
   const real = path.relative(projectDir, target.real);
   const shown = real === '' ? '.' : real.startsWith('..') || path.isAbsolute(real) ? target.real : real;
-  return `${target.requested} \u2192 ${shown}`;
+  return `${requested} \u2192 ${shown.replace(/\n/g, '\u240a')}`;
 }

@@ -1,7 +1,7 @@
 // The approval queue without Ink: the real broker with the key-driven resolver, a hand-moved clock.
 import { describe, expect, it } from 'vitest';
 import { ApprovalBroker } from '../../../src/host/approvals/broker.js';
-import { commandPreview, writePreview } from '../../../src/host/approvals/preview.js';
+import { commandPreview, quoted, writePreview } from '../../../src/host/approvals/preview.js';
 import type { ApprovalInput } from '../../../src/host/approvals/types.js';
 import { ApprovalQueue, KEY_GRACE_MS } from '../../../src/host/ui/approval-queue.js';
 import { approvalLines, approvalTitle } from '../../../src/host/ui/approval-view.js';
@@ -306,5 +306,9 @@ describe('what a person sees is what an answer does', () => {
     expect(lines.filter((l) => l.startsWith('  [y] allow once'))).toHaveLength(1);
     expect(lines).toContain('  > rm -rf x\u240d');
     broker.close();
+  });
+
+  it("quotes a subagent's task and a file's new content line by line", () => {
+    expect(quoted('go\n[y] allow once')).toBe('> go\n> [y] allow once');
   });
 });
