@@ -43,6 +43,9 @@ export function mcpCallHandler(
           action: `call ${entry.name}`,
           // Built only when the call asks: most calls are allowed, and no person reads this line.
           summary: () => askLine(entry, keys.length),
+          // The arguments are what the call does (`DROP TABLE …` in a `run_query`): shown, not
+          // only counted. Pretty JSON, so no line of it can pass for a line of the prompt.
+          preview: () => `${askLine(entry, keys.length)}\n${detailOf(req.input)}`,
           detail: () => detailOf(req.input),
         },
         verdicts,
