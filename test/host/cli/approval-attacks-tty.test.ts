@@ -7,7 +7,10 @@
 // - a command whose here-document (and a description) draw the prompt's key row: each of its lines
 //   is marked as a line of the command, and only the prompt's own key row reads as one;
 // - a Write to a path that is a symlink the repository ships (docs/notes.md → src/auth.ts): the
-//   prompt names the file that would change, not only the name the link gives it.
+//   prompt names the file that would change, not only the name the link gives it;
+// - `cadre run` with a command of emoji the terminal draws two cells wide: had the prompt's lines
+//   been measured one cell per emoji, they would wrap, the redrawn block would no longer erase, and
+//   the old prompt's title and command would stay on screen above the next prompt.
 import { existsSync } from 'node:fs';
 import { readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -30,6 +33,8 @@ const FAKE_ROW = '[y] allow once  [n/Esc] deny  [a] always this session: Bash(ca
 const FORGED = `cat <<'EOF'\n${FAKE_ROW}\nEOF\ntouch forged-row`;
 // One line past the 20,000 characters a JSON input is cut at.
 const HUGE = `echo ${'x'.repeat(25_000)}; touch tail-payload`;
+
+const WIDE = '\u2705\u26a1\u231a\u2b50'.repeat(18);
 
 let server: FakeAnthropic;
 let tmux: TmuxSession | undefined;
@@ -168,5 +173,54 @@ describe('cadre chat: what the approval prompt shows is what an answer does', ()
     await tmux.key('C-c');
     await tmux.waitFor(/press Ctrl\+C again to quit/);
     await tmux.key('C-c');
+  });
+});
+
+describe('cadre run: a prompt of wide characters', () => {
+  let wideServer: FakeAnthropic;
+  let wideProject: Awaited<ReturnType<typeof tempProject>>;
+
+  beforeAll(async () => {
+    wideProject = await tempProject({ 'README.md': '# demo\n' });
+    wideServer = await startFakeAnthropic({
+      responder: (req) => {
+        switch (req.body.messages.length) {
+          case 1:
+            return toolUseReply([{ name: 'Bash', input: { command: `echo ${WIDE} first-wide` } }]);
+          case 3:
+            return toolUseReply([{ name: 'Bash', input: { command: 'touch second-one' } }]);
+          default:
+            return textReply('over');
+        }
+      },
+    });
+  });
+  afterAll(async () => {
+    await wideServer.close();
+    await wideProject.cleanup();
+  });
+
+  it('erases cleanly: no line of the first prompt stays on screen above the next one', async () => {
+    tmux = await TmuxSession.start(
+      [process.execPath, CLI, 'run', 'general-purpose', 'go', '--cwd', wideProject.dir],
+      {
+        cwd: wideProject.dir,
+        env: { HOME: wideProject.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: wideServer.url },
+        width: 80,
+        height: 40,
+      },
+    );
+    const first = await tmux.waitFor(/^ {2}\[y\] allow once/m);
+    expect(first).toContain('first-wide');
+    await pause(100);
+    await tmux.key('n');
+    const second = await tmux.waitFor(/\$ touch second-one[\s\S]*\[y\] allow once/);
+    // Only the prompt being answered is on screen: one title, and none of the first command.
+    expect(second.match(/wants to run Bash/g)?.length).toBe(1);
+    expect(second).not.toMatch(/\$ echo \u2705/);
+    await pause(400);
+    await tmux.key('n');
+    // The run ends (both calls denied) before its project is removed.
+    expect(await tmux.waitFor(/\[exit \d+\]/, 20_000, 'history')).toMatch(/over/);
   });
 });
