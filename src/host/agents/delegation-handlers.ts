@@ -5,7 +5,7 @@
 import type { BackgroundHandle, Capabilities } from '../../shared/capabilities.js';
 import { CadreError } from '../../shared/errors.js';
 import type { TaskOutput } from '../../shared/task.js';
-import { detailOf } from '../approvals/preview.js';
+import { detailOf, quoted } from '../approvals/preview.js';
 import {
   audited,
   authorize,
@@ -121,7 +121,7 @@ async function approveLaunch(
     {
       action: `start a ${input.subagent_type} subagent`,
       summary: `launch a ${input.subagent_type} subagent: ${input.description ?? input.prompt.slice(0, 80)}`,
-      preview: () => input.prompt.slice(0, 2000),
+      preview: () => quoted(input.prompt.slice(0, 2000)),
       detail: () => detailOf(input),
     },
   );

@@ -84,3 +84,26 @@ export function detailOf(input: unknown): string {
     ? `${text.slice(0, DETAIL_CHARS)}\n… (${text.length - DETAIL_CHARS} more chars)`
     : text;
 }
+
+/**
+ * A command as a prompt shows it: the first line after `$ `, every further line after `> ` (as a
+ * shell's continuation prompt), and the model's description on one line after `# `. Every line
+ * carries its marker, so no line of a command (a here-document's, say) can pass for a line of the
+ * prompt itself, such as its key row.
+ */
+export function commandPreview(command: string, extra: readonly string[] = []): string {
+  const lines = command.split('\n').map((line, i) => `${i === 0 ? '$' : '>'} ${line}`);
+  const notes = extra.map((note) => `# ${note.replace(/\n/g, '\u240a')}`);
+  return [...lines, ...notes].join('\n');
+}
+
+/**
+ * Free text (a subagent's task, a file's new content) as a prompt shows it: every line after `> `,
+ * so no line of it can pass for a line of the prompt itself, such as its key row.
+ */
+export function quoted(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+}

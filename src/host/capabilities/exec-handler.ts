@@ -3,7 +3,7 @@
 // the boundary (or, with `sandbox: "off"`, loudly without one).
 import type { Capabilities, ExecRunResult } from '../../shared/capabilities.js';
 import { CadreError } from '../../shared/errors.js';
-import { detailOf } from '../approvals/preview.js';
+import { commandPreview } from '../approvals/preview.js';
 import { audited, authorize, parseRequest, type EffectContext } from './effect-context.js';
 import { runCommand } from './exec.js';
 import { loadShellGrammar } from './policy.js';
@@ -32,8 +32,14 @@ export function execHandler(ctx: EffectContext): Capabilities['exec.run'] {
           {
             action: 'run Bash',
             summary: `run: ${req.command}`,
-            preview: () => `$ ${req.command}${req.description ? `\n# ${req.description}` : ''}`,
-            detail: () => detailOf(req),
+            preview: () => commandPreview(req.command, req.description ? [req.description] : []),
+            // The whole command, never cut (the request schema bounds it): its end is where a
+            // hostile one hides its payload, past any cut a preview could make.
+            detail: () =>
+              commandPreview(req.command, [
+                ...(req.description ? [req.description] : []),
+                ...(req.timeoutMs ? [`timeout: ${req.timeoutMs} ms`] : []),
+              ]),
           },
         );
         return { value: await runSandboxed(ctx, req.command, req.timeoutMs), reason };

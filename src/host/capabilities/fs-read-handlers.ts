@@ -8,7 +8,7 @@ import { glob } from './fs/glob.js';
 import { list } from './fs/list.js';
 import { readText } from './fs/read.js';
 import { stat } from './fs/stat.js';
-import { resolvePath } from './paths.js';
+import { resolvePath, shownPath } from './paths.js';
 
 /** The request's `path` field as an audit summary (the request is not parsed yet). */
 function pathSummary(raw: unknown): string {
@@ -25,7 +25,10 @@ export function readHandler(ctx: EffectContext): Capabilities['fs.read'] {
         ctx,
         call,
         { capability: 'fs.read', path: target },
-        { action: `read ${req.path}`, summary: `read ${req.path}` },
+        {
+          action: `read ${shownPath(target, ctx.projectDir)}`,
+          summary: `read ${shownPath(target, ctx.projectDir)}`,
+        },
       );
       const value = await readText(target.real, {
         ...(req.offset ? { offset: req.offset } : {}),
@@ -46,7 +49,10 @@ export function statHandler(ctx: EffectContext): Capabilities['fs.stat'] {
         ctx,
         call,
         { capability: 'fs.stat', path: target },
-        { action: `inspect ${req.path}`, summary: `stat ${req.path}` },
+        {
+          action: `inspect ${shownPath(target, ctx.projectDir)}`,
+          summary: `stat ${shownPath(target, ctx.projectDir)}`,
+        },
       );
       return { value: { ...(await stat(target.real)), path: target.absolute }, reason };
     });
@@ -62,7 +68,10 @@ export function listHandler(ctx: EffectContext): Capabilities['fs.list'] {
         ctx,
         call,
         { capability: 'fs.list', path: target },
-        { action: `list ${req.path}`, summary: `list ${req.path}` },
+        {
+          action: `list ${shownPath(target, ctx.projectDir)}`,
+          summary: `list ${shownPath(target, ctx.projectDir)}`,
+        },
       );
       const listed = await list(target.real, req.ignore ?? [], undefined, ctx.records);
       return { value: { ...listed, path: target.absolute }, reason };

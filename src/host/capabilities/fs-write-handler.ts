@@ -2,12 +2,12 @@
 // alone does not tell (file-facts.ts), a person shown the diff when the policy asks, and the file
 // replaced atomically (with the caller's mtime check, when it gives one).
 import type { Capabilities } from '../../shared/capabilities.js';
-import { detailOf, writePreview } from '../approvals/preview.js';
+import { detailOf, quoted, writePreview } from '../approvals/preview.js';
 import { audited, authorize, parseRequest, type EffectContext } from './effect-context.js';
 import { judgeContent, writeFacts } from './file-facts.js';
 import { readText } from './fs/read.js';
 import { writeAtomic } from './fs/write.js';
-import { resolvePath, type ResolvedPath } from './paths.js';
+import { resolvePath, shownPath, type ResolvedPath } from './paths.js';
 
 /** Largest current file a write's approval prompt diffs against. */
 const PREVIEW_READ_BYTES = 1024 * 1024;
@@ -38,15 +38,16 @@ export function writeHandler(ctx: EffectContext): Capabilities['fs.write'] {
     audited(ctx, 'fs.write', writeSummary(raw), async (call) => {
       const req = parseRequest('fs.write', raw);
       const target = await resolvePath(req.path, ctx.projectDir);
+      const shown = shownPath(target, ctx.projectDir);
       const reason = await authorize(
         ctx,
         call,
         { capability: 'fs.write', path: target, ...(await writeFacts(target, req.content)) },
         {
-          action: `${target.exists ? 'edit' : 'create'} ${req.path}`,
-          summary: `write ${req.path} (${req.content.length} chars)`,
-          preview: async () => writePreview(req.path, await currentText(ctx, target), req.content),
-          detail: () => detailOf(req.content),
+          action: `${target.exists ? 'edit' : 'create'} ${shown}`,
+          summary: `write ${shown} (${req.content.length} chars)`,
+          preview: async () => writePreview(shown, await currentText(ctx, target), req.content),
+          detail: () => quoted(detailOf(req.content)),
         },
       );
       const value = await writeAtomic(

@@ -81,3 +81,17 @@ export function isInside(real: string, roots: readonly string[]): boolean {
     return real.startsWith(prefix);
   });
 }
+
+/**
+ * How a prompt names a path: as requested, and, when a symlink leads elsewhere, where it really
+ * leads (`docs/notes.md → src/auth.ts`), on one line. A person approves the file that changes, not
+ * the name a link gives it.
+ */
+export function shownPath(target: ResolvedPath, projectDir: string): string {
+  // A path may hold a line break: shown as a symbol, so it cannot start a line of the prompt.
+  const requested = target.requested.replace(/\n/g, '\u240a');
+  if (target.real === target.absolute) return requested;
+  const real = path.relative(projectDir, target.real);
+  const shown = real === '' ? '.' : real.startsWith('..') || path.isAbsolute(real) ? target.real : real;
+  return `${requested} \u2192 ${shown.replace(/\n/g, '\u240a')}`;
+}

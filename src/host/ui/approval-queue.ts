@@ -2,15 +2,17 @@
 // of the broker's queue, with its place in it) and turns keys into answers. Kept apart from Ink so
 // the chat, `cadre run` on a TTY and the tests drive the very same logic.
 //
-// Keys are ignored for a short grace after the head changes: a keystroke meant for one prompt (or
-// typed into the composer) never answers the next one.
+// Keys are ignored for a short grace after the head changes, and every key pressed during it, or
+// any key that is not an answer, starts the grace again: a keystroke meant for one prompt, or a
+// sentence being typed into the composer as the prompt appears, never answers it. Keys count once
+// the person has stopped typing for the grace.
 import type { ApprovalRequest, Resolver, ResolverAnswer } from '../approvals/types.js';
 
 /** Milliseconds after the head changes during which keys are ignored. */
 export const KEY_GRACE_MS = 300;
 
-/** The keys a prompt takes. */
-export type ApprovalKey = 'y' | 'n' | 'escape' | 'a' | 'd';
+/** The keys a prompt takes; `other` is any other key (it only starts the grace again). */
+export type ApprovalKey = 'y' | 'n' | 'escape' | 'a' | 'd' | 'other';
 
 /** What a key press did. */
 export type KeyOutcome = 'ignored' | 'answered' | 'toggled' | 'unavailable' | 'none';
@@ -20,8 +22,13 @@ export interface ApprovalView {
   head: ApprovalRequest | undefined;
   /** Requests waiting, the head included. */
   total: number;
-  /** Whether the full input is shown (`d`). */
+  /** Whether `d` has been pressed for this request (the full input is shown, or paged through). */
   detail: boolean;
+  /**
+   * How many times `d` was pressed: the full input is shown a page at a time, and `d` steps
+   * through the pages and then back to the preview (approval-view.ts counts the pages).
+   */
+  page: number;
   /** True while keys are still ignored after the head changed. */
   settling: boolean;
 }
@@ -36,7 +43,7 @@ interface Active {
   request: ApprovalRequest;
   answer: (answer: ResolverAnswer) => void;
   shownAt: number;
-  detail: boolean;
+  page: number;
 }
 
 /** The rules an "always" would grant for a request (its policy suggestions), or none. */
@@ -77,7 +84,7 @@ export class ApprovalQueue implements Resolver {
       const active: Active = {
         request,
         shownAt: this.now(),
-        detail: false,
+        page: 0,
         answer: (answer) => {
           if (this.active !== active) return;
           this.active = undefined;
@@ -89,11 +96,15 @@ export class ApprovalQueue implements Resolver {
       // The request no longer matters (its run ended): the broker settles it; drop the prompt.
       signal.addEventListener('abort', () => active.answer({ decision: 'deny' }), { once: true });
       this.changed();
-      // Redraw when the grace ends, so a prompt can show its keys as live.
-      clearTimeout(this.graceTimer);
-      this.graceTimer = setTimeout(() => this.changed(), this.graceMs + 1);
-      this.graceTimer.unref?.();
+      this.redrawAfterGrace();
     });
+  }
+
+  /** Redraws when the grace ends, so a prompt can show its keys as live. */
+  private redrawAfterGrace(): void {
+    clearTimeout(this.graceTimer);
+    this.graceTimer = setTimeout(() => this.changed(), this.graceMs + 1);
+    this.graceTimer.unref?.();
   }
 
   /** What to render now. */
@@ -103,7 +114,8 @@ export class ApprovalQueue implements Resolver {
     return {
       head: active?.request,
       total: Math.max(waiting, active ? 1 : 0),
-      detail: active?.detail ?? false,
+      detail: (active?.page ?? 0) > 0,
+      page: active?.page ?? 0,
       settling: active !== undefined && this.now() - active.shownAt < this.graceMs,
     };
   }
@@ -118,7 +130,14 @@ export class ApprovalQueue implements Resolver {
   press(key: ApprovalKey): KeyOutcome {
     const active = this.active;
     if (!active) return 'none';
-    if (this.now() - active.shownAt < this.graceMs) return 'ignored';
+    // A key during the grace, or any key that is not an answer, means someone is typing: the grace
+    // starts again, so a burst of keys never runs into the prompt.
+    if (this.now() - active.shownAt < this.graceMs || key === 'other') {
+      active.shownAt = this.now();
+      this.redrawAfterGrace();
+      this.changed();
+      return 'ignored';
+    }
     const r = active.request;
     switch (key) {
       case 'y':
@@ -143,7 +162,7 @@ export class ApprovalQueue implements Resolver {
         });
         return 'answered';
       case 'd':
-        active.detail = !active.detail;
+        active.page += 1;
         this.changed();
         return 'toggled';
     }

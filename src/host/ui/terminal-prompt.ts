@@ -17,11 +17,12 @@ export interface KeySource {
 }
 
 /** Maps raw key bytes to a prompt key (an arrow key's escape sequence is not Esc). */
-function keyOf(data: string): ApprovalKey | 'interrupt' | undefined {
+function keyOf(data: string): ApprovalKey | 'interrupt' {
   if (data === '\x03') return 'interrupt';
   if (data === '\x1b') return 'escape';
   const key = data.toLowerCase();
-  return key === 'y' || key === 'n' || key === 'a' || key === 'd' ? key : undefined;
+  // Anything else (a letter, a pasted chunk) answers nothing but holds the key grace open.
+  return key === 'y' || key === 'n' || key === 'a' || key === 'd' ? key : 'other';
 }
 
 /** A prompt attached to a region and a key source. */
@@ -47,7 +48,7 @@ export function terminalPrompt(
   const onData = (data: Buffer | string) => {
     const key = keyOf(data.toString());
     if (key === 'interrupt') return options.onInterrupt?.();
-    if (key) queue.press(key);
+    queue.press(key);
   };
   const listen = (on: boolean) => {
     if (on === listening) return;

@@ -51,11 +51,18 @@ const ZERO_RANGES: readonly (readonly [number, number])[] = [
   [0xfe00, 0xfe0f],
 ];
 
+// Pictographs (✅ ⚡ ⌚ ⭐ and the like, outside the ranges above) and regional indicators are drawn
+// two cells wide by most terminals, one by some: counted as two, so a line is at worst cut a little
+// short, never wider than measured (a line that wraps breaks the redraw of a live region: the old
+// prompt's lines would stay on screen above the next one).
+const PICTOGRAPH = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
+
 /** Terminal cells one character takes. */
 function cells(ch: string): number {
   const code = ch.codePointAt(0) ?? 0;
+  if (code < 0xa9) return 1;
   if (inRanges(code, ZERO_RANGES)) return 0;
-  return inRanges(code, WIDE_RANGES) ? 2 : 1;
+  return inRanges(code, WIDE_RANGES) || PICTOGRAPH.test(ch) ? 2 : 1;
 }
 
 /** Terminal cells a (sanitized, single-line) text takes. */

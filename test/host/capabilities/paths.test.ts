@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isInside, resolvePath } from '../../../src/host/capabilities/paths.js';
+import { isInside, resolvePath, shownPath } from '../../../src/host/capabilities/paths.js';
 
 let base: string;
 let project: string;
@@ -81,6 +81,19 @@ describe('resolvePath', () => {
   it('rejects NUL bytes and symlink loops with invalid_input', async () => {
     await expect(resolvePath('a\0b', project)).rejects.toMatchObject({ code: 'invalid_input' });
     await expect(resolvePath('loop-a', project)).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+});
+
+describe('shownPath', () => {
+  it('names where a symlink leads, inside the project or out, on one line', async () => {
+    await symlink('src/a.ts', path.join(project, 'notes.md'));
+    expect(shownPath(await resolvePath('src/a.ts', project), project)).toBe('src/a.ts');
+    expect(shownPath(await resolvePath('notes.md', project), project)).toBe('notes.md \u2192 src/a.ts');
+    expect(shownPath(await resolvePath('link-file', project), project)).toBe(
+      `link-file \u2192 ${path.join(outside, 'secret.txt')}`,
+    );
+    // A line break in a name cannot start a line of a prompt (a forged key row).
+    expect(shownPath(await resolvePath('x\n[y] allow once', project), project)).toBe('x\u240a[y] allow once');
   });
 });
 

@@ -53,6 +53,16 @@ describe('sanitizeForTerminal', () => {
     expect(clipLine('\x1b[31mred', 20)).toBe('\u241b[31mred');
   });
 
+  it('counts pictographs a terminal draws two cells wide as two, so a cut line never wraps', () => {
+    // tmux and most terminals draw these two cells wide; they are outside the CJK ranges.
+    expect(displayWidth('\u2705\u26a1\u231a\u2b50')).toBe(8);
+    expect(displayWidth('\u{1f1eb}\u{1f1f7}')).toBe(4);
+    expect(displayWidth(clipLine('\u2705'.repeat(60), 79))).toBeLessThanOrEqual(79);
+    expect(clipLine('\u2705'.repeat(60), 79)).toBe(`${'\u2705'.repeat(39)}\u2026`);
+    // Plain text is unchanged.
+    expect(displayWidth('a-b_c (d)')).toBe(9);
+  });
+
   it('never lets a raw control through, whatever the input', () => {
     for (let i = 0; i < 2000; i++) {
       const text = Array.from({ length: 40 }, () =>

@@ -5,6 +5,7 @@
 import type { Capabilities } from '../../../shared/capabilities.js';
 import { CadreError, isCadreError } from '../../../shared/errors.js';
 import { terminalText } from '../../terminal-text.js';
+import { detailOf } from '../../approvals/preview.js';
 import { audited, authorize, parseRequest, type EffectContext } from '../effect-context.js';
 import { formatMcpResult } from './result-format.js';
 import type { RunMcpTool } from './run-mcp-tools.js';
@@ -42,7 +43,10 @@ export function mcpCallHandler(
           action: `call ${entry.name}`,
           // Built only when the call asks: most calls are allowed, and no person reads this line.
           summary: () => askLine(entry, keys.length),
-          detail: () => JSON.stringify(req.input, null, 2),
+          // The arguments are what the call does (`DROP TABLE …` in a `run_query`): shown, not
+          // only counted. Pretty JSON, so no line of it can pass for a line of the prompt.
+          preview: () => `${askLine(entry, keys.length)}\n${detailOf(req.input)}`,
+          detail: () => detailOf(req.input),
         },
         verdicts,
       );

@@ -102,6 +102,9 @@ export function ChatApp(props: ChatAppProps) {
         />
         {confirm ? <ConfirmCancel confirm={confirm} /> : null}
         <ApprovalPrompt view={approval} width={width} maxBody={Math.max(3, height - 18)} />
+        {approval.head && (overlay || confirm) ? (
+          <Text color="yellow">{`the prompt takes keys once ${overlay ? `/${overlay} is closed (Esc)` : 'the question above is answered'}`}</Text>
+        ) : null}
         <ChatInput
           overlay={overlay}
           overlayProps={overlayProps}

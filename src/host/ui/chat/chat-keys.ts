@@ -1,5 +1,5 @@
-// Where each key of the chat goes, in order: Ctrl+C (twice to quit), the approval prompt at the
-// head of the queue, an open overlay, a cancel to confirm, the selected row of the agent tree, and
+// Where each key of the chat goes, in order: Ctrl+C (twice to quit), a cancel to confirm, an open
+// overlay, the approval prompt at the head of the queue, the selected row of the agent tree, and
 // last the composer. Plain functions over the app's state (read from refs: keys.ts says why).
 import type { Key } from 'ink';
 import type { MutableRefObject } from 'react';
@@ -48,17 +48,26 @@ export function chatKey(ctx: ChatKeyContext, input: string, key: Key): void {
     ctx.setCtrlC(Date.now());
     return ctx.setComposer({ ...ctx.composer.current, text: '', cursor: 0 });
   }
-  if (controller.queue.view().head) {
-    const answer: ApprovalKey | undefined = key.escape
-      ? 'escape'
-      : (['y', 'n', 'a', 'd'] as const).find((k) => k === input.toLowerCase());
-    if (answer) controller.queue.press(answer);
-    return;
-  }
-  if (ctx.overlayOpen) return ctx.overlayKeys.current?.(input, key);
+  const asking = controller.queue.view().head !== undefined;
+  // A dialog the person opened (an overlay, a cancel to confirm) keeps the keys while a prompt
+  // waits: a "y" meant for it never answers a prompt that appeared meanwhile. Each of its keys
+  // starts the prompt's grace again, so the prompt takes keys only once the dialog is closed.
   if (ctx.confirm) {
+    if (asking) controller.queue.press('other');
     if (input === 'y') controller.cancelAgent(ctx.confirm.agentId);
     return ctx.setConfirm(undefined);
+  }
+  if (ctx.overlayOpen) {
+    if (asking) controller.queue.press('other');
+    return ctx.overlayKeys.current?.(input, key);
+  }
+  if (asking) {
+    // Every key reaches the prompt, so text being typed holds its key grace open.
+    const answer: ApprovalKey = key.escape
+      ? 'escape'
+      : ((['y', 'n', 'a', 'd'] as const).find((k) => k === input.toLowerCase()) ?? 'other');
+    controller.queue.press(answer);
+    return;
   }
   if (ctx.selected !== undefined && treeKey(ctx, ctx.selected, input, key)) return;
   composerInput(ctx, input, key);

@@ -129,6 +129,25 @@ describe('the mcp.call handler', () => {
     ]);
   });
 
+  it('shows a person the arguments of the call, not only how many there are', async () => {
+    const previews: (string | undefined)[] = [];
+    const approvals = new ApprovalBroker(
+      callbackResolver((request) => {
+        previews.push(request.preview);
+        return { decision: 'deny', reason: 'no' };
+      }),
+    );
+    const table = new Map([['mcp__fixture__danger', entry('mcp__fixture__danger', 'danger')]]);
+    const { call } = handler({ table, mode: 'default', approvals });
+    await call({ tool: 'mcp__fixture__danger', input: { sql: 'DROP TABLE users', note: 'x\n[y] allow' } });
+    expect(previews).toHaveLength(1);
+    const lines = previews[0]?.split('\n') ?? [];
+    expect(lines[0]).toMatch(/^call mcp__fixture__danger .* with 2 input fields$/);
+    expect(lines).toContain('  "sql": "DROP TABLE users",');
+    // A line break inside an argument stays escaped: it cannot start a line of the prompt.
+    expect(lines).toContain('  "note": "x\\n[y] allow"');
+  });
+
   it('shows a person the server-chosen tool name made inert', async () => {
     const asked: string[] = [];
     const approvals = new ApprovalBroker(
