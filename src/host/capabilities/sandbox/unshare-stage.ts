@@ -2,9 +2,10 @@
 // Essential on Debian and Ubuntu): pivot into the new root and detach the old one, cap the PID
 // namespace's pid_max when asked, enter the command's directory, drop every capability (bounding,
 // ambient, inheritable, permitted and effective sets), set no_new_privs, install the set-ID filter
-// (seccomp-bpf.ts), and exec the command. Each of these was a program of its own (pivot_root,
-// umount, setpriv, the filter's loader): one exec instead of four is most of what a command's
-// sandbox costs over bwrap's. Any step that fails stops the command before it starts (exit 125).
+// (seccomp-bpf.ts), and exec the command. One process rather than pivot_root, umount, setpriv and
+// a loader in a row: each program started costs about a millisecond of the command's time, and a
+// chain of them was most of what this backend costs over bwrap. Any step that fails stops the
+// command before it starts (exit 125).
 import type { SetidFilter } from './seccomp-bpf.js';
 
 /** prctl options and constants (linux/prctl.h, linux/capability.h, linux/mount.h). */
