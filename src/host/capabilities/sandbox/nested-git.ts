@@ -44,7 +44,7 @@ export function nestedGitIn(projectDir: string, result: ScanResult): string[] {
 }
 
 /** Project-relative paths of every nested `.git` entry in the project (see `nestedGitScan`). */
-export async function nestedGitPaths(projectDir: string, scanner: TreeScanner): Promise<string[]> {
+async function nestedGitPaths(projectDir: string, scanner: TreeScanner): Promise<string[]> {
   const [result] = await scanner.scanAll(projectDir, [nestedGitScan(projectDir)]);
   return nestedGitIn(projectDir, result as ScanResult);
 }
@@ -67,7 +67,7 @@ async function moveAside(projectDir: string, batch: string, rel: string): Promis
 
 /**
  * `protection`, whose release also moves aside every nested `.git` that was not there before the
- * command (`before`, from `nestedGitPaths`). A scan that fails says so rather than passing.
+ * command (`before`, from `nestedGitIn`). A scan that fails says so rather than passing.
  */
 export function withNestedGitCheck(
   protection: Protection,

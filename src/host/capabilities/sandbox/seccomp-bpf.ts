@@ -11,7 +11,7 @@
 // mode (S_ISGID on a directory comes from its parent, never from the caller).
 
 /** Numbers of the syscalls the unshare backend's last stage makes (besides prctl). */
-export interface StageSyscalls {
+interface StageSyscalls {
   pivotRoot: number;
   umount2: number;
   capset: number;
