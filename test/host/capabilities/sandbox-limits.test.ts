@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_LIMITS } from '../../../src/host/capabilities/sandbox.js';
-import { commandCgroup } from '../../../src/host/capabilities/sandbox/process-cap.js';
-import { runIn, sandboxBackends, survivorsAfter, token } from './sandbox-fixture.js';
+import { commandCgroup, pidMaxFor } from '../../../src/host/capabilities/sandbox/process-cap.js';
+import { runIn, sandboxBackends, survivorsAfter, token, type Backend } from './sandbox-fixture.js';
 
 const { available } = await sandboxBackends();
 const MiB = 1024 * 1024;
@@ -43,6 +43,33 @@ describe('a pids cgroup per command', () => {
       } finally {
         await cgroup.remove();
       }
+    },
+  );
+});
+
+describe("the unshare backend's pid_max cap", () => {
+  const unshare = available.find((b) => b.name === 'unshare');
+  const [major = 0, minor = 0] = os.release().split('.').map(Number);
+  // A PID namespace's own pid_max needs Linux 6.14; root is who gets this cap.
+  const perNamespace = major > 6 || (major === 6 && minor >= 14);
+  it.runIf(unshare !== undefined && process.getuid?.() === 0 && perNamespace)(
+    'is set by the last stage while it still may, and every capability is gone after',
+    async () => {
+      const status = {
+        ...(unshare as Backend).status,
+        processCap: { kind: 'pid-max' as const, detail: 'test' },
+      };
+      const r = await runIn(
+        { name: 'unshare', status },
+        project,
+        'cat /proc/sys/kernel/pid_max; grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb)" /proc/self/status',
+        { home },
+      );
+      expect(r.exitCode).toBe(0);
+      const [pidMax, ...caps] = r.stdout.trim().split('\n');
+      expect(pidMax).toBe(String(pidMaxFor()));
+      expect(caps).toHaveLength(5);
+      for (const line of caps) expect(line).toMatch(/^Cap\w+:\s+0+$/);
     },
   );
 });

@@ -13,7 +13,7 @@ import { planSandbox } from '../../../src/host/capabilities/sandbox/plan.js';
 import { PLACEHOLDER_LINGER_MS } from '../../../src/host/capabilities/sandbox/placeholders.js';
 import { protectProject } from '../../../src/host/capabilities/sandbox/protect.js';
 import { buildSystemView } from '../../../src/host/capabilities/sandbox/system-view.js';
-import { TreeScanner } from '../../../src/host/capabilities/sandbox/tree-scan.js';
+import { TreeScanner, type ScanJudge } from '../../../src/host/capabilities/sandbox/tree-scan.js';
 
 let base: string;
 let project: string;
@@ -64,6 +64,41 @@ describe('the secret scan', () => {
     await symlink(path.join(project, 'src', 'real.txt'), path.join(project, '.env'));
     const hidden = await collectHidden(ctx(), scanner, [project], []);
     expect(hidden).toEqual([{ path: path.join(project, 'src', 'real.txt'), dir: false }]);
+  });
+
+  it('makes several scans in one pass, each seeing what it would alone, each with its own cap', async () => {
+    await mkdir(path.join(project, 'secret', 'inner', '.git'), { recursive: true });
+    await mkdir(path.join(project, 'src', 'lib', '.git'), { recursive: true });
+    await writeFile(path.join(project, 'src', 'a.ts'), '');
+    const hideSecret: ScanJudge = (abs, type) =>
+      path.basename(abs) === 'secret' ? 'hide' : type === 'dir' ? 'descend' : 'keep';
+    const findGit: ScanJudge = (abs, type) =>
+      path.basename(abs) === '.git' ? 'hide' : type === 'dir' ? 'descend' : 'keep';
+    const alone = [
+      await new TreeScanner().scan(project, hideSecret),
+      await new TreeScanner().scan(project, findGit),
+    ];
+    const scanner = new TreeScanner();
+    for (let round = 0; round < 2; round++) {
+      // The second round reuses cached listings and verdicts: the same answers.
+      const both = await scanner.scanAll(project, [
+        { judge: hideSecret, key: 'secret' },
+        { judge: findGit, key: 'git' },
+      ]);
+      const sorted = (r: (typeof both)[number] | undefined) => ({
+        ...r,
+        hidden: [...(r?.hidden ?? [])].sort((a, b) => a.path.localeCompare(b.path)),
+      });
+      expect(both.map(sorted)).toEqual(alone.map(sorted));
+    }
+    // The git scan went on into the directory the other scan hid, and found the .git below it.
+    expect(alone[1]?.hidden.map((h) => path.relative(project, h.path)).sort()).toEqual([
+      'secret/inner/.git',
+      'src/lib/.git',
+    ]);
+    const capped = await new TreeScanner().scanAll(project, [{ judge: findGit, cap: 2 }, { judge: findGit }]);
+    expect(capped.map((r) => r.complete)).toEqual([false, true]);
+    expect(capped[1]?.hidden).toHaveLength(2);
   });
 
   it('hides a home credential store inside any visible root, by its real path', async () => {

@@ -9,6 +9,7 @@ import { probeSandbox } from '../../../src/host/capabilities/sandbox.js';
 import { systemBinary, trustExecutable } from '../../../src/host/capabilities/sandbox/binaries.js';
 import { bwrapArgs, bwrapFeatures } from '../../../src/host/capabilities/sandbox/bwrap.js';
 import { unshareInvocation } from '../../../src/host/capabilities/sandbox/unshare.js';
+import { setidFilter, type SetidFilter } from '../../../src/host/capabilities/sandbox/seccomp-bpf.js';
 import { createWorkspace, removeWorkspace } from '../../../src/host/capabilities/sandbox/workspace.js';
 import type { SandboxPlan } from '../../../src/host/capabilities/sandbox/types.js';
 import { runCommand } from '../../../src/host/capabilities/exec.js';
@@ -85,17 +86,16 @@ describe('unshare invocation', () => {
     try {
       const tools = {
         unshare: '/usr/bin/unshare',
-        setpriv: '/usr/bin/setpriv',
         mount: '/usr/bin/mount',
-        umount: '/usr/bin/umount',
-        pivotRoot: '/usr/sbin/pivot_root',
         mkdir: '/usr/bin/mkdir',
         sh: '/bin/sh',
         perl: '/usr/bin/perl',
       };
+      const filter = setidFilter('x64') as SetidFilter;
       const inv = await unshareInvocation(plan, {
         tools,
         ws,
+        filter,
         command: ['/bin/bash', '-c', 'echo hi'],
         pidMax: 1324,
       });
@@ -114,19 +114,34 @@ describe('unshare invocation', () => {
         '--propagation',
         'private',
       ]);
-      expect(inv.args.slice(-8)).toEqual([
-        '/usr/bin/setpriv',
-        '--bounding-set=-all',
-        '--inh-caps=-all',
-        '--no-new-privs',
-        '--',
+      // The last stage (one perl process) pivots, caps PIDs, drops capabilities and installs the
+      // filter, then runs the command: its arguments are the filter, the directory and pid_max.
+      const stage = inv.args.slice(inv.args.indexOf('/usr/bin/perl'));
+      expect(stage.slice(0, 2)).toEqual(['/usr/bin/perl', '-e']);
+      expect(stage.slice(3)).toEqual([
+        filter.bytes.toString('hex'),
+        plan.cwd,
+        '1324',
         '/bin/bash',
         '-c',
         'echo hi',
       ]);
+      const program = stage[2] ?? '';
+      const order = [
+        'syscall(155, $here, $old)',
+        'pid_max',
+        'chdir($cwd)',
+        'syscall(157, 24,',
+        'syscall(126,',
+        'syscall(157, 38,',
+        'syscall(157, 22,',
+        'exec {',
+      ];
+      const at = order.map((step) => program.indexOf(step));
+      expect(at.every((i) => i >= 0)).toBe(true);
+      expect([...at].sort((a, b) => a - b)).toEqual(at);
       const script = inv.args[inv.args.indexOf('-c') + 1] ?? '';
-      expect(script).toContain('echo 1324 > /proc/sys/kernel/pid_max');
-      expect(script.indexOf('pivot_root')).toBeLessThan(script.indexOf('pid_max'));
+      expect(script.trim().split('\n').slice(-2)).toEqual([`cd '${ws.rootDir}'`, 'PERL_BADLANG=0 exec "$@"']);
       // /h/.gitconfig is a file inside the /h tmpfs: a second phase, after its mount point is made.
       expect(inv.files).toHaveLength(2);
       const [first, second] = await Promise.all(inv.files.map((f) => readFile(f, 'utf8')));

@@ -10,7 +10,7 @@ import { compileRules, type ParsedRule } from '../policy/rules.js';
 import { findSensitive, specNames } from '../policy/sensitive.js';
 import type { PolicyRules } from '../policy/types.js';
 import { credentialsUnder, isCredential } from './home.js';
-import type { HiddenEntry, ScanJudge, TreeScanner } from './tree-scan.js';
+import type { HiddenEntry, ScanJudge, ScanResult, ScanSpec, TreeScanner } from './tree-scan.js';
 
 /** The rules and places that decide what is hidden. */
 export interface HideContext extends PathContext {
@@ -96,17 +96,34 @@ export async function collectHidden(
   scanRoots: readonly string[],
   otherRoots: readonly string[],
 ): Promise<HiddenEntry[]> {
+  return (await collectHiddenWith(ctx, scanner, scanRoots, otherRoots, [])).hidden;
+}
+
+/**
+ * `collectHidden`, with other scans of the first scan root (`alongside`) made in the same pass:
+ * each directory of the tree is then checked once, not once per scan. Their results follow, in order.
+ */
+export async function collectHiddenWith(
+  ctx: HideContext,
+  scanner: TreeScanner,
+  scanRoots: readonly string[],
+  otherRoots: readonly string[],
+  alongside: readonly ScanSpec[],
+): Promise<{ hidden: HiddenEntry[]; alongside: ScanResult[] }> {
   const specs = readRules(ctx.rules);
   const visible = [...scanRoots, ...otherRoots];
   const found: HiddenEntry[] = [];
+  let others: ScanResult[] = [];
   // The judge depends only on these: the same key, the same verdicts.
   const key = JSON.stringify([specs, ctx.projectDir, ctx.extraRoots, ctx.homeDir ?? '', ctx.home ?? '']);
-  for (const root of scanRoots) {
-    const result = await scanner.scan(root, secretJudge(root, ctx, specs), undefined, `${key}\0${root}`);
-    if (!result.complete)
+  for (const [i, root] of scanRoots.entries()) {
+    const secrets: ScanSpec = { judge: secretJudge(root, ctx, specs), key: `${key}\0${root}` };
+    const [result, ...rest] = await scanner.scanAll(root, [secrets, ...(i === 0 ? alongside : [])]);
+    if (i === 0) others = rest;
+    if (result === undefined || !result.complete)
       throw new CadreError(
         'sandbox_unavailable',
-        `${root} has more than ${result.entries - 1} entries; the sandbox cannot check them all for secrets and sockets, so no command runs (narrow permissions.additionalDirectories or sandbox.allowRead, or use a smaller project directory)`,
+        `${root} has more than ${(result?.entries ?? 0) - 1} entries; the sandbox cannot check them all for secrets and sockets, so no command runs (narrow permissions.additionalDirectories or sandbox.allowRead, or use a smaller project directory)`,
       );
     found.push(...result.hidden);
   }
@@ -130,7 +147,7 @@ export async function collectHidden(
       found.push(...(result.complete ? result.hidden : [{ path: target, dir: true }]));
     }
   }
-  return settle(found, visible);
+  return { hidden: settle(found, visible), alongside: others };
 }
 
 /** The real path of `p`, or undefined when it cannot be resolved. */

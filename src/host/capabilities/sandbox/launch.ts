@@ -1,11 +1,11 @@
 // Turns a plan and a shell command into the program to spawn, for the backend in force: bwrap's or
 // unshare's argument list, the process cap inside (prlimit for a user other than root, pid_max for
-// the unshare backend as root), the set-ID seccomp filter (bwrap's --seccomp, or the perl loader
-// for unshare), and the pids cgroup joined before anything is forked (root).
+// the unshare backend as root), the set-ID seccomp filter (bwrap's --seccomp, or the unshare
+// backend's last stage), and the pids cgroup joined before anything is forked (root).
 import { bwrapArgs } from './bwrap.js';
 import { pidMaxFor } from './process-cap.js';
 import { setidFilter } from './seccomp-bpf.js';
-import { perlLoader, SECCOMP_FD, seccompFile } from './seccomp-load.js';
+import { SECCOMP_FD, seccompFile } from './seccomp-load.js';
 import { SANDBOX_LIMITS, type SandboxPlan, type SandboxStatus } from './types.js';
 import { unshareInvocation } from './unshare.js';
 import type { Workspace } from './workspace.js';
@@ -77,7 +77,8 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
     spec = await unshareInvocation(plan, {
       tools: status.unshare,
       ws: req.ws,
-      command: [...perlLoader(status.unshare.perl, filter), ...inner],
+      filter,
+      command: inner,
       ...(status.processCap.kind === 'pid-max' ? { pidMax: pidMaxFor() } : {}),
     });
   } else throw new Error(`no launcher for sandbox mode ${status.mode}`);

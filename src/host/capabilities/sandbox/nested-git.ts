@@ -9,25 +9,29 @@ import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { CadreError } from '../../../shared/errors.js';
 import type { Protection } from './protect.js';
-import type { TreeScanner } from './tree-scan.js';
+import type { ScanResult, ScanSpec, TreeScanner } from './tree-scan.js';
+
+const isGit = (abs: string) => path.basename(abs).toLowerCase() === '.git';
 
 /**
- * Project-relative paths of every `.git` entry (directory, file or link) below the project's own
- * top-level `.git`, which is not looked into. Symbolic links are not followed.
+ * The scan that finds every `.git` entry (directory, file or link) below the project's own
+ * top-level `.git`, which is not looked into. Symbolic links are not followed. For `scanAll`,
+ * alongside the project's other scans; `nestedGitIn` reads its result.
  */
-export async function nestedGitPaths(projectDir: string, scanner: TreeScanner): Promise<string[]> {
+export function nestedGitScan(projectDir: string): ScanSpec {
   const top = path.join(projectDir, '.git');
-  const isGit = (abs: string) => path.basename(abs).toLowerCase() === '.git';
-  const result = await scanner.scan(
-    projectDir,
-    (abs, type) => {
+  return {
+    judge: (abs, type) => {
       if (abs === top) return 'keep';
       if (isGit(abs)) return 'hide';
       return type === 'dir' ? 'descend' : 'keep';
     },
-    undefined,
-    `nested-git\0${projectDir}`,
-  );
+    key: `nested-git\0${projectDir}`,
+  };
+}
+
+/** Project-relative paths of the nested `.git` entries `nestedGitScan` found; throws when it stopped short. */
+export function nestedGitIn(projectDir: string, result: ScanResult): string[] {
   if (!result.complete)
     throw new CadreError(
       'sandbox_unavailable',
@@ -37,6 +41,12 @@ export async function nestedGitPaths(projectDir: string, scanner: TreeScanner): 
     .filter((h) => isGit(h.path))
     .map((h) => path.relative(projectDir, h.path))
     .sort();
+}
+
+/** Project-relative paths of every nested `.git` entry in the project (see `nestedGitScan`). */
+async function nestedGitPaths(projectDir: string, scanner: TreeScanner): Promise<string[]> {
+  const [result] = await scanner.scanAll(projectDir, [nestedGitScan(projectDir)]);
+  return nestedGitIn(projectDir, result as ScanResult);
 }
 
 /**
@@ -57,7 +67,7 @@ async function moveAside(projectDir: string, batch: string, rel: string): Promis
 
 /**
  * `protection`, whose release also moves aside every nested `.git` that was not there before the
- * command (`before`, from `nestedGitPaths`). A scan that fails says so rather than passing.
+ * command (`before`, from `nestedGitIn`). A scan that fails says so rather than passing.
  */
 export function withNestedGitCheck(
   protection: Protection,

@@ -9,13 +9,13 @@ import { protectedPaths } from '../policy/protected-paths.js';
 import { isUnder } from '../policy/path-match.js';
 import { projectHooksPath } from './git-hooks.js';
 import { gitPointerDirs } from './git-pointer.js';
-import { collectHidden, type HideContext } from './hide.js';
+import { collectHiddenWith, type HideContext } from './hide.js';
 import { homeEntries, isCredential } from './home.js';
-import { nestedGitPaths, withNestedGitCheck } from './nested-git.js';
+import { nestedGitIn, nestedGitScan, withNestedGitCheck } from './nested-git.js';
 import { protectProject, type Protection } from './protect.js';
 import { readTodos, withRebaseCheck } from './rebase-state.js';
 import type { SystemView } from './system-view.js';
-import type { TreeScanner } from './tree-scan.js';
+import type { ScanResult, TreeScanner } from './tree-scan.js';
 import { SANDBOX_LIMITS, type MountOp, type SandboxPlan } from './types.js';
 
 /** What one command's sandbox is built from. */
@@ -133,24 +133,11 @@ export async function planSandbox(
     views.push({ op: { kind: 'ro-bind', source: p, target: p }, at: p, order: 1 });
   views.sort((a, b) => depth(a.at) - depth(b.at) || a.order - b.order || a.at.localeCompare(b.at));
   const hooks = projectHooksPath(req.projectDir, req.home);
-  // Repositories nested in the project are held like the project's own .git (nested-git.ts).
-  const [nested, todos] = await Promise.all([
-    nestedGitPaths(req.projectDir, scanner),
-    readTodos(req.projectDir),
-  ]);
-  const protection = withRebaseCheck(
-    withNestedGitCheck(
-      await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks, ...nested])),
-      req.projectDir,
-      scanner,
-      nested,
-    ),
-    req.projectDir,
-    todos,
-  );
-  try {
-    const visibleRoots = [...system.roots.filter((r) => r.kind === 'dir').map((r) => r.path), ...toolchains];
-    const hidden = await collectHidden(
+  const visibleRoots = [...system.roots.filter((r) => r.kind === 'dir').map((r) => r.path), ...toolchains];
+  // One pass over the project finds both its secrets and the repositories nested in it, which are
+  // held like the project's own .git (nested-git.ts).
+  const [scanned, todos] = await Promise.all([
+    collectHiddenWith(
       {
         projectDir: req.projectDir,
         extraRoots: req.extraRoots,
@@ -162,11 +149,26 @@ export async function planSandbox(
       scanner,
       [req.projectDir, ...readable],
       visibleRoots,
-    );
+      [nestedGitScan(req.projectDir)],
+    ),
+    readTodos(req.projectDir),
+  ]);
+  const nested = nestedGitIn(req.projectDir, scanned.alongside[0] as ScanResult);
+  const protection = withRebaseCheck(
+    withNestedGitCheck(
+      await protectProject(req.projectDir, protectedPaths([...req.protect, ...hooks, ...nested])),
+      req.projectDir,
+      scanner,
+      nested,
+    ),
+    req.projectDir,
+    todos,
+  );
+  try {
     // The system's own rule (hide what others may not read) is not the project's: a project kept
     // under /opt is judged as a project.
     const systemHidden = system.hidden.filter((h) => !isUnder(h.path, req.projectDir));
-    const hides: MountOp[] = [...systemHidden, ...hidden]
+    const hides: MountOp[] = [...systemHidden, ...scanned.hidden]
       .filter((e) => !protection.placeholders.has(e.path) && !leftOutOfMirror(e.path, system))
       .sort((a, b) => depth(a.path) - depth(b.path))
       .map((e) => ({ kind: e.dir ? 'hide-dir' : 'hide-file', target: e.path }));

@@ -10,6 +10,13 @@
 // mkdir and mkdirat are let through: the kernel keeps only the permission and sticky bits of their
 // mode (S_ISGID on a directory comes from its parent, never from the caller).
 
+/** Numbers of the syscalls the unshare backend's last stage makes (besides prctl). */
+interface StageSyscalls {
+  pivotRoot: number;
+  umount2: number;
+  capset: number;
+}
+
 /** One architecture's facts: its audit id and the numbers of the syscalls the filter judges. */
 interface ArchTable {
   /** AUDIT_ARCH_* as seccomp_data.arch reports it. */
@@ -18,6 +25,8 @@ interface ArchTable {
   x32: boolean;
   /** prctl's number, for the loader that installs the filter itself. */
   prctl: number;
+  /** The other syscalls the unshare backend's last stage makes itself (unshare-stage.ts). */
+  stage: StageSyscalls;
   /** Syscalls whose mode argument (index) is refused when it holds S_ISUID or S_ISGID. */
   mode: readonly (readonly [nr: number, arg: number])[];
   /** Syscalls whose flags (first index) may create a file with the mode (second index). */
@@ -36,6 +45,7 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
     audit: 0xc000003e,
     x32: true,
     prctl: 157,
+    stage: { pivotRoot: 155, umount2: 166, capset: 126 },
     // chmod, fchmod, fchmodat, fchmodat2, creat, mknod, mknodat
     mode: [
       [90, 1],
@@ -57,6 +67,7 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
     audit: 0xc00000b7,
     x32: false,
     prctl: 167,
+    stage: { pivotRoot: 41, umount2: 39, capset: 91 },
     // fchmod, fchmodat, fchmodat2, mknodat
     mode: [
       [52, 1],
@@ -179,6 +190,8 @@ export interface SetidFilter {
   bytes: Buffer;
   /** prctl's syscall number on this architecture. */
   prctl: number;
+  /** The unshare stage's other syscall numbers on this architecture. */
+  stage: StageSyscalls;
 }
 
 /** The architectures the filter covers (Node's names). */
@@ -195,7 +208,7 @@ export function setidFilter(arch: string = process.arch): SetidFilter | undefine
   if (table === undefined) return undefined;
   let filter = built.get(arch);
   if (filter === undefined) {
-    filter = { arch, bytes: assemble(program(table)), prctl: table.prctl };
+    filter = { arch, bytes: assemble(program(table)), prctl: table.prctl, stage: table.stage };
     built.set(arch, filter);
   }
   return filter;

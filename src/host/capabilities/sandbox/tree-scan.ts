@@ -10,6 +10,13 @@ import path from 'node:path';
 /** What kind of entry a listing holds (symbolic links are never followed). */
 type EntryType = 'dir' | 'file' | 'socket' | 'symlink' | 'other';
 
+/** One scan of `scanAll`: its judge, the judge's cache key (see `scan`) and its entry cap. */
+export interface ScanSpec {
+  judge: ScanJudge;
+  key?: string;
+  cap?: number;
+}
+
 /** The verdict on one entry: hide it, walk into it (directories), or leave it visible. */
 type ScanVerdict = 'hide' | 'descend' | 'keep';
 
@@ -121,41 +128,63 @@ export class TreeScanner {
    * same verdicts): unchanged directories then reuse the verdicts of the last scan.
    */
   async scan(root: string, judge: ScanJudge, cap = SCAN_ENTRY_CAP, key?: string): Promise<ScanResult> {
-    const hidden: HiddenEntry[] = [];
-    let entries = 0;
+    const [result] = await this.scanAll(root, [{ judge, cap, ...(key !== undefined ? { key } : {}) }]);
+    return result as ScanResult;
+  }
+
+  /**
+   * Several scans of `root` in one pass: each directory any of them reaches is checked (or listed)
+   * once, and each judge sees exactly the entries its own `scan` would. A judge past its cap stops
+   * there (its result incomplete); the others go on.
+   */
+  async scanAll(root: string, specs: readonly ScanSpec[]): Promise<ScanResult[]> {
+    const walks = specs.map((s) => ({ ...s, hidden: [] as HiddenEntry[], entries: 0, complete: true }));
     let checked = 0;
-    let queue = [root];
-    const take = (dir: string, listing: Listing | 'gone' | 'unreadable', next: string[]): boolean => {
-      if (listing === 'gone') return true;
-      if (listing === 'unreadable') {
-        if (dir !== root) hidden.push({ path: dir, dir: true });
-        return true;
+    // Each directory to look at, with the scans that reached it.
+    let queue = new Map<string, number[]>([[root, walks.map((_, i) => i)]]);
+    let next = new Map<string, number[]>();
+    const take = (dir: string, listing: Listing | 'gone' | 'unreadable', by: readonly number[]) => {
+      for (const i of by) {
+        const w = walks[i];
+        if (w === undefined || !w.complete || listing === 'gone') continue;
+        if (listing === 'unreadable') {
+          if (dir !== root) w.hidden.push({ path: dir, dir: true });
+          continue;
+        }
+        w.entries += listing.entries.length;
+        if (w.entries > (w.cap ?? SCAN_ENTRY_CAP)) {
+          w.complete = false;
+          continue;
+        }
+        const v = this.verdicts(dir, listing, w.judge, w.key);
+        w.hidden.push(...v.hidden);
+        for (const d of v.descend) {
+          const reached = next.get(d);
+          if (reached === undefined) next.set(d, [i]);
+          else reached.push(i);
+        }
       }
-      entries += listing.entries.length;
-      if (entries > cap) return false;
-      const v = this.verdicts(dir, listing, judge, key);
-      hidden.push(...v.hidden);
-      next.push(...v.descend);
-      return true;
     };
-    while (queue.length > 0) {
-      const next: string[] = [];
-      const stale: string[] = [];
-      for (const dir of queue) {
+    while (queue.size > 0 && walks.some((w) => w.complete)) {
+      const stale: [string, number[]][] = [];
+      for (const [dir, by] of queue) {
         const fresh = this.fresh(dir);
-        if (fresh === undefined) stale.push(dir);
-        else if (!take(dir, fresh, next)) return { hidden, entries, complete: false };
+        if (fresh === undefined) stale.push([dir, by]);
+        else take(dir, fresh, by);
         if (++checked % SYNC_CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
       }
       for (let i = 0; i < stale.length; i += PARALLEL) {
         const batch = stale.slice(i, i + PARALLEL);
-        const listings = await Promise.all(batch.map((dir) => this.list(dir)));
-        for (const [j, listing] of listings.entries())
-          if (!take(batch[j] as string, listing, next)) return { hidden, entries, complete: false };
+        const listings = await Promise.all(batch.map(([dir]) => this.list(dir)));
+        for (const [j, listing] of listings.entries()) {
+          const [dir, by] = batch[j] as [string, number[]];
+          take(dir, listing, by);
+        }
       }
       queue = next;
+      next = new Map();
     }
-    return { hidden, entries, complete: true };
+    return walks.map((w) => ({ hidden: w.hidden, entries: w.entries, complete: w.complete }));
   }
 
   /** Forgets every cached listing (tests, or after a huge tree was scanned once). */

@@ -36,10 +36,7 @@ export function runQuiet(
 export async function unshareTools(): Promise<UnshareTools | string> {
   const names = {
     unshare: 'unshare',
-    setpriv: 'setpriv',
     mount: 'mount',
-    umount: 'umount',
-    pivotRoot: 'pivot_root',
     mkdir: 'mkdir',
     sh: 'sh',
     perl: 'perl',

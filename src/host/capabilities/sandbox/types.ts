@@ -41,13 +41,10 @@ export interface BackendAttempt {
 /** The system programs the unshare backend drives, each from a fixed system location. */
 export interface UnshareTools {
   unshare: string;
-  setpriv: string;
   mount: string;
-  umount: string;
-  pivotRoot: string;
   mkdir: string;
   sh: string;
-  /** Installs the seccomp filter, which setpriv cannot (seccomp-load.ts). */
+  /** Runs the last stage: pivot, capability drop, seccomp filter (unshare-stage.ts). */
   perl: string;
 }
 

@@ -1,12 +1,15 @@
 // The unshare backend, for machines without bubblewrap: util-linux `unshare` makes the same new
 // namespaces (user mapped to root, mount, PID, IPC, UTS, network, cgroup); inside, a short sh script
-// mounts the plan onto a skeleton root (one `mount -a` per phase, from fstab files), pivots into
-// it, and hands over to the command through `setpriv`, which empties the capability sets (bounding
-// set included) and sets no_new_privs, so the namespace's root cannot unmount or remount anything.
-// When the script's process (PID 1 of the namespace) ends, the kernel ends every process in it.
+// mounts the plan onto a skeleton root (one `mount -a` per phase, from fstab files) and hands over
+// to the last stage (unshare-stage.ts), which pivots into it, empties the capability sets (bounding
+// set included), sets no_new_privs and the set-ID filter, so the namespace's root cannot unmount or
+// remount anything, and execs the command. When that process (PID 1 of the namespace) ends, the
+// kernel ends every process in it.
 import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isUnder } from '../policy/path-match.js';
+import type { SetidFilter } from './seccomp-bpf.js';
+import { unshareStage } from './unshare-stage.js';
 import type { Workspace } from './workspace.js';
 import { DEVICES } from './workspace.js';
 import { SANDBOX_LIMITS, type MountOp, type SandboxPlan, type UnshareTools } from './types.js';
@@ -79,7 +82,9 @@ function fstabLine(op: MountOp, root: string, mkdirOk: boolean, ws: Workspace): 
 export interface UnshareOptions {
   tools: UnshareTools;
   ws: Workspace;
-  /** The command after the sandbox is set up (the capability drop is added in front of it). */
+  /** The set-ID filter the last stage installs. */
+  filter: SetidFilter;
+  /** The command after the sandbox is set up (the last stage is added in front of it). */
   command: readonly string[];
   /** Cap the namespace's PIDs with its pid_max (root without a pids cgroup). */
   pidMax?: number;
@@ -129,7 +134,7 @@ export async function unshareInvocation(
     writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
     files.push(file);
   }
-  const script = setupScript(tools, files, creations, root, plan.cwd, options.pidMax);
+  const script = setupScript(tools, files, creations, root);
   const args = [
     '--user',
     '--map-root-user',
@@ -148,10 +153,10 @@ export async function unshareInvocation(
     script,
     'cadre-sandbox',
   ];
-  const drop = [tools.setpriv, '--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', '--'];
+  const stage = unshareStage(tools.perl, options.filter, plan.cwd, options.pidMax, options.command);
   // A cadre killed outright takes unshare with it through the launcher's parent-death signal
   // (launch.ts); --kill-child passes it on to the namespace.
-  return { file: tools.unshare, args: [...args, ...drop, ...options.command], files };
+  return { file: tools.unshare, args: [...args, ...stage], files };
 }
 
 // The skeleton's files are few and small: synchronous calls, ten times cheaper than promises.
@@ -172,14 +177,12 @@ function makeMountPoint(p: string, file: boolean): void {
   if (file) writeFileSync(p, '', { flag: 'a' });
 }
 
-/** The script run as the namespace's root: mount, pivot, cap PIDs, then exec the rest of argv. */
+/** The script run as the namespace's root: mount, enter the new root, then exec the rest of argv. */
 function setupScript(
   tools: UnshareTools,
   fstabs: readonly string[],
   creations: readonly (string[] | undefined)[],
   root: string,
-  cwd: string,
-  pidMax?: number,
 ): string {
   const lines = ['set -e'];
   for (const [k, fstab] of fstabs.entries()) {
@@ -190,10 +193,8 @@ function setupScript(
       lines.push(`[ -d ${dir} ] || ${shQuote(tools.mkdir)} -p ${dir}`, `: > ${shQuote(file)}`);
     }
   }
-  lines.push(`cd ${shQuote(root)}`, `${shQuote(tools.pivotRoot)} . .`, `${shQuote(tools.umount)} -l .`);
-  if (pidMax !== undefined) lines.push(`echo ${pidMax} > /proc/sys/kernel/pid_max`);
-  // PERL_BADLANG=0: the seccomp loader (perl, seccomp-load.ts) would warn on every command where
-  // LANG names a locale that is not installed; it removes the variable before the command runs.
-  lines.push(`cd ${shQuote(cwd)}`, 'PERL_BADLANG=0 exec "$@"');
+  // PERL_BADLANG=0: the last stage (perl) would warn on every command where LANG names a locale
+  // that is not installed; it removes the variable before the command runs.
+  lines.push(`cd ${shQuote(root)}`, 'PERL_BADLANG=0 exec "$@"');
   return lines.join('\n');
 }
