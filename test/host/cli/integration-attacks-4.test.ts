@@ -295,7 +295,9 @@ describe('a trusted project MCP server', () => {
         mcpServers: {
           fixture: {
             command: process.execPath,
-            args: ['mcp/server.mjs'],
+            // The fixture's path on the command line too: a checkout under /tmp is hidden by the
+            // server sandbox's private /tmp unless the configuration names a program there.
+            args: ['mcp/server.mjs', STDIO_SERVER],
             env: { MCP_FIXTURE_LOG: log },
             sandbox: { writable: [path.dirname(log)] },
           },
