@@ -189,7 +189,7 @@ export async function runCommand(options: RunCommandOptions): Promise<ExecRunRes
       prepared.file,
       prepared.args,
       cwd,
-      { ...env, HOME: prepared.home },
+      { ...env, ...prepared.env, HOME: prepared.home },
       options,
       status.mode,
     );

@@ -1,6 +1,8 @@
 // The sandbox's probe, its program lookup and its argument lists: where bwrap may come from (never
 // PATH, never the project), what a configured bwrap that does not work leads to, and the order of
 // mounts each backend is given.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,53 +83,60 @@ describe('bwrap arguments', () => {
 });
 
 describe('unshare invocation', () => {
-  it('writes fstab phases, makes file mount points inside a tmpfs between them, and drops capabilities last', async () => {
+  it('mounts the plan in order, makes mount points inside a tmpfs, and drops capabilities last, in one program', async () => {
     const ws = await createWorkspace();
     try {
-      const tools = {
-        unshare: '/usr/bin/unshare',
-        mount: '/usr/bin/mount',
-        mkdir: '/usr/bin/mkdir',
-        sh: '/bin/sh',
-        perl: '/usr/bin/perl',
-      };
       const filter = setidFilter('x64') as SetidFilter;
-      const inv = await unshareInvocation(plan, {
-        tools,
+      const argv = unshareInvocation(plan, {
+        tools: { perl: '/usr/bin/perl' },
         ws,
         filter,
         command: ['/bin/bash', '-c', 'echo hi'],
+        parentPid: 4242,
+        uid: 1000,
+        gid: 1001,
+        cgroupProcs: '/sys/fs/cgroup/pids/x/tasks',
         pidMax: 1324,
       });
-      expect(inv.file).toBe('/usr/bin/unshare');
-      expect(inv.args.slice(0, 12)).toEqual([
-        '--user',
-        '--map-root-user',
-        '--mount',
-        '--pid',
-        '--fork',
-        '--kill-child',
-        '--ipc',
-        '--uts',
-        '--net',
-        '--cgroup',
-        '--propagation',
-        'private',
-      ]);
-      // The last stage (one perl process) pivots, caps PIDs, drops capabilities and installs the
-      // filter, then runs the command: its arguments are the filter, the directory and pid_max.
-      const stage = inv.args.slice(inv.args.indexOf('/usr/bin/perl'));
-      expect(stage.slice(0, 2)).toEqual(['/usr/bin/perl', '-e']);
-      expect(stage.slice(3)).toEqual([
+      expect(argv.slice(0, 2)).toEqual(['/usr/bin/perl', '-e']);
+      const [program = '', ...rest] = argv.slice(2);
+      expect(rest.slice(0, 6)).toEqual([
         filter.bytes.toString('hex'),
-        plan.cwd,
-        '1324',
-        '/bin/bash',
-        '-c',
-        'echo hi',
+        '4242',
+        '/sys/fs/cgroup/pids/x/tasks',
+        '1000',
+        '1001',
+        ws.rootDir,
       ]);
-      const program = stage[2] ?? '';
+      expect(rest.slice(7)).toEqual([plan.cwd, '1324', '', '/bin/bash', '-c', 'echo hi']);
+      // The plan: a line per mount, paths in hex (no path can break a line or a field).
+      const hex = (s: string) => Buffer.from(s).toString('hex');
+      const at = (p: string) => hex(path.join(ws.rootDir, p));
+      const steps = (rest[6] ?? '').split('\n');
+      expect(steps[0]).toBe(`B - ${hex(ws.rootDir)} ${hex(ws.rootDir)}`);
+      expect(steps).toContain(`O - ${hex('/usr')} ${at('/usr')}`);
+      expect(steps).toContain(`T - ${at('/tmp')} ${hex('size=1000,mode=1777')}`);
+      expect(steps).toContain(`T - ${at('/h')} ${hex('size=500,mode=0700')}`);
+      // /h/.gitconfig is a file inside the /h tmpfs: the launcher makes its mount point once /h is there.
+      expect(steps).toContain(`O f ${hex('/h/.gitconfig')} ${at('/h/.gitconfig')}`);
+      expect(steps).toContain(`B - ${hex('/p')} ${at('/p')}`);
+      expect(steps).toContain(`O - ${hex(ws.emptyFile)} ${at('/p/.env')}`);
+      expect(steps).toContain(`P - ${at('/proc')}`);
+      expect(steps.indexOf(`T - ${at('/h')} ${hex('size=500,mode=0700')}`)).toBeLessThan(
+        steps.indexOf(`O f ${hex('/h/.gitconfig')} ${at('/h/.gitconfig')}`),
+      );
+      expect(steps.at(-1)).toBe(`R - ${hex(ws.rootDir)}`);
+      // The order of the steps that make the sandbox hold: die with cadre, cgroup, namespaces, ids,
+      // fork, mounts, pivot, pid_max, the command's directory, the capability drop, no_new_privs,
+      // the filter, exec.
       const order = [
+        'syscall(157, 1, 9,',
+        'getppid() != $ppid',
+        'pids cgroup',
+        'syscall(272, ',
+        'uid_map',
+        'fork()',
+        'syscall(165, $none, $slash',
         'syscall(155, $here, $old)',
         'pid_max',
         'chdir($cwd)',
@@ -137,21 +146,65 @@ describe('unshare invocation', () => {
         'syscall(157, 22,',
         'exec {',
       ];
-      const at = order.map((step) => program.indexOf(step));
-      expect(at.every((i) => i >= 0)).toBe(true);
-      expect([...at].sort((a, b) => a - b)).toEqual(at);
-      const script = inv.args[inv.args.indexOf('-c') + 1] ?? '';
-      expect(script.trim().split('\n').slice(-2)).toEqual([`cd '${ws.rootDir}'`, 'PERL_BADLANG=0 exec "$@"']);
-      // /h/.gitconfig is a file inside the /h tmpfs: a second phase, after its mount point is made.
-      expect(inv.files).toHaveLength(2);
-      const [first, second] = await Promise.all(inv.files.map((f) => readFile(f, 'utf8')));
-      expect(first).toContain(`tmpfs ${ws.rootDir}/h tmpfs size=500`);
-      expect(second).toContain(`/h/.gitconfig ${ws.rootDir}/h/.gitconfig none bind,ro`);
-      expect(second?.trim().split('\n').at(-1)).toBe(`${ws.rootDir} ${ws.rootDir} none remount,bind,ro 0 0`);
-      expect(script).toContain(`: > '${ws.rootDir}/h/.gitconfig'`);
+      const where = order.map((step) => program.indexOf(step));
+      expect(where.every((i) => i >= 0)).toBe(true);
+      expect([...where].sort((a, b) => a - b)).toEqual(where);
     } finally {
       await removeWorkspace(ws);
     }
+  });
+});
+
+const perl = await systemBinary('perl');
+
+describe.runIf(perl !== undefined && setidFilter() !== undefined)('the unshare launcher', () => {
+  /** Runs the launcher for a plan of the system directories and `base`, with `parentPid`. */
+  async function launch(parentPid: number, marker: string): Promise<number | null> {
+    const ws = await createWorkspace();
+    const real: SandboxPlan = {
+      cwd: base,
+      home: '/h',
+      mounts: [
+        { kind: 'ro-bind', source: '/usr', target: '/usr' },
+        ...['bin', 'lib', 'lib64', 'sbin']
+          .filter((d) => existsSync(`/usr/${d}`))
+          .map((d): SandboxPlan['mounts'][number] => ({
+            kind: 'symlink',
+            linkTarget: `usr/${d}`,
+            target: `/${d}`,
+          })),
+        { kind: 'dev' },
+        { kind: 'proc' },
+        { kind: 'bind', source: base, target: base },
+      ],
+    };
+    try {
+      const [file, ...args] = unshareInvocation(real, {
+        tools: { perl: perl as string },
+        ws,
+        filter: setidFilter() as SetidFilter,
+        command: ['/bin/sh', '-c', `echo ran > ${marker}`],
+        parentPid,
+        uid: process.getuid?.() ?? 0,
+        gid: process.getgid?.() ?? 0,
+      });
+      return await new Promise<number | null>((resolve) => {
+        const child = spawn(file as string, args, { stdio: 'ignore' });
+        child.on('close', resolve);
+      });
+    } finally {
+      await removeWorkspace(ws);
+    }
+  }
+
+  it('starts nothing when its parent is not the cadre that planned it (cadre died before the launch)', async () => {
+    const refused = path.join(base, 'launcher-refused');
+    expect(await launch(1, refused)).toBe(125);
+    expect(existsSync(refused)).toBe(false);
+    // The same launch from its real parent runs the command.
+    const ran = path.join(base, 'launcher-ran');
+    expect(await launch(process.pid, ran)).toBe(0);
+    expect(await readFile(ran, 'utf8')).toBe('ran\n');
   });
 });
 

@@ -1,7 +1,8 @@
-// Turns a plan and a shell command into the program to spawn, for the backend in force: bwrap's or
-// unshare's argument list, the process cap inside (prlimit for a user other than root, pid_max for
-// the unshare backend as root), the set-ID seccomp filter (bwrap's --seccomp, or the unshare
-// backend's last stage), and the pids cgroup joined before anything is forked (root).
+// Turns a plan and a shell command into the program to spawn, for the backend in force: bwrap behind
+// a launcher that dies with cadre, joins the pids cgroup before anything is forked (root) and opens
+// the set-ID seccomp filter for bwrap's --seccomp, with prlimit inside for a user other than root;
+// or the unshare backend's launcher, one perl process that does all of that itself (pid_max or
+// RLIMIT_NPROC included).
 import { bwrapArgs } from './bwrap.js';
 import { pidMaxFor } from './process-cap.js';
 import { setidFilter } from './seccomp-bpf.js';
@@ -25,8 +26,8 @@ const CLOSE_INHERITED =
 export interface LaunchSpec {
   file: string;
   args: string[];
-  /** Files written for this launch (fstabs), to remove once it has ended. */
-  files: string[];
+  /** Variables the launcher itself needs in its environment (it removes them before the command). */
+  env?: Record<string, string>;
 }
 
 /** Inputs of `launchSpec`. */
@@ -54,58 +55,69 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
     throw new Error(
       `cadre's seccomp filter, which keeps commands from making set-user-ID files, has no syscall table for ${status.arch} (it covers x86_64 and aarch64)`,
     );
-  let inner = [status.bash, '-c', `${CLOSE_INHERITED}${req.command}`];
-  if (status.processCap.kind === 'rlimit' && status.prlimit !== undefined) {
-    const n = SANDBOX_LIMITS.processes;
-    inner = [status.prlimit, `--nproc=${n}:${n}`, '--', ...inner];
-  }
-  let spec: LaunchSpec;
-  let seccomp: string | undefined;
-  if (status.mode === 'bwrap' && status.bwrapPath !== undefined && status.bwrapFeatures !== undefined) {
-    if (status.sh === undefined)
-      throw new Error('no system sh to open the seccomp filter for bwrap (--seccomp needs a descriptor)');
-    seccomp = seccompFile(req.ws.dir, filter);
-    const args = bwrapArgs(plan, {
-      emptyDir: req.ws.emptyDir,
-      emptyFile: req.ws.emptyFile,
-      root: status.uid === 0,
-      features: status.bwrapFeatures,
-      seccompFd: SECCOMP_FD,
-    });
-    spec = { file: status.bwrapPath, args: [...args, ...inner], files: [] };
-  } else if (status.mode === 'unshare' && status.unshare !== undefined) {
-    spec = await unshareInvocation(plan, {
+  const command = [status.bash, '-c', `${CLOSE_INHERITED}${req.command}`];
+  const rlimit = status.processCap.kind === 'rlimit';
+  if (status.mode === 'unshare' && status.unshare !== undefined) {
+    // The launcher is the whole chain: it dies with cadre, joins the cgroup and sets the caps itself.
+    const [file, ...args] = unshareInvocation(plan, {
       tools: status.unshare,
       ws: req.ws,
       filter,
-      command: inner,
+      command,
+      parentPid: process.pid,
+      uid: status.uid,
+      gid: status.gid,
+      ...(req.cgroupProcs !== undefined ? { cgroupProcs: req.cgroupProcs } : {}),
       ...(status.processCap.kind === 'pid-max' ? { pidMax: pidMaxFor() } : {}),
+      ...(rlimit ? { nproc: SANDBOX_LIMITS.processes } : {}),
     });
-  } else throw new Error(`no launcher for sandbox mode ${status.mode}`);
-  return guarded(spec, status, req.cgroupProcs, seccomp);
+    // perl would warn on every command where LANG names a locale that is not installed; the
+    // launcher removes the variable before the command runs.
+    return { file: file as string, args, env: { PERL_BADLANG: '0' } };
+  }
+  if (status.mode !== 'bwrap' || status.bwrapPath === undefined || status.bwrapFeatures === undefined)
+    throw new Error(`no launcher for sandbox mode ${status.mode}`);
+  const sh = status.sh;
+  if (sh === undefined)
+    throw new Error('no system sh to open the seccomp filter for bwrap (--seccomp needs a descriptor)');
+  let inner = command;
+  if (rlimit && status.prlimit !== undefined) {
+    const n = SANDBOX_LIMITS.processes;
+    inner = [status.prlimit, `--nproc=${n}:${n}`, '--', ...inner];
+  }
+  const seccomp = seccompFile(req.ws.dir, filter);
+  const args = bwrapArgs(plan, {
+    emptyDir: req.ws.emptyDir,
+    emptyFile: req.ws.emptyFile,
+    root: status.uid === 0,
+    features: status.bwrapFeatures,
+    seccompFd: SECCOMP_FD,
+  });
+  return guarded(
+    { file: status.bwrapPath, args: [...args, ...inner] },
+    { sh, setpriv: status.setpriv },
+    req.cgroupProcs,
+    seccomp,
+  );
 }
 
 /**
- * The launch wrapped so that it dies with cadre, even when cadre is killed outright: setpriv sets
- * a parent-death signal, and the shell after it checks that its parent is still this process (had
+ * bwrap wrapped so that it dies with cadre, even when cadre is killed outright: setpriv sets a
+ * parent-death signal, and the shell after it checks that its parent is still this process (had
  * cadre died before the signal was set, nothing would ever send it). The shell also joins the
  * command's pids cgroup, when there is one, before anything can fork, and opens the seccomp
  * filter's file on the descriptor bwrap reads it from.
  */
 function guarded(
   spec: LaunchSpec,
-  status: SandboxStatus,
+  { sh, setpriv }: { sh: string; setpriv: string | undefined },
   cgroupProcs: string | undefined,
-  seccomp: string | undefined,
+  seccomp: string,
 ): LaunchSpec {
-  if (status.sh === undefined) return spec;
   // 0 is the writer itself: through v1's `tasks`, its one thread, without the global lock.
   const join = cgroupProcs === undefined ? '' : 'echo 0 > "$1" && shift && ';
-  const open = seccomp === undefined ? '' : `f=$1 && shift && `;
-  const redirect = seccomp === undefined ? '' : ` ${SECCOMP_FD}< "$f"`;
-  const script = `[ "$PPID" = "$1" ] || exit 125; shift; ${join}${open}exec "$@"${redirect}`;
-  const launcher =
-    status.setpriv === undefined ? [status.sh] : [status.setpriv, '--pdeathsig', 'KILL', status.sh];
+  const script = `[ "$PPID" = "$1" ] || exit 125; shift; ${join}f=$1 && shift && exec "$@" ${SECCOMP_FD}< "$f"`;
+  const launcher = setpriv === undefined ? [sh] : [setpriv, '--pdeathsig', 'KILL', sh];
   const [file, ...rest] = [
     ...launcher,
     '-c',
@@ -113,7 +125,7 @@ function guarded(
     'cadre-launch',
     String(process.pid),
     ...(cgroupProcs === undefined ? [] : [cgroupProcs]),
-    ...(seccomp === undefined ? [] : [seccomp]),
+    seccomp,
     spec.file,
     ...spec.args,
   ];

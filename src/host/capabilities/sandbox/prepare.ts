@@ -1,7 +1,6 @@
 // Everything between "run this command sandboxed" and a spawn: the plan (what the command sees),
 // the per-command pids cgroup when that is the process cap, the backend's argument list, and the
-// cleanup that must follow the command's end (placeholders, cgroup, fstab files).
-import { rmSync } from 'node:fs';
+// cleanup that must follow the command's end (placeholders, cgroup).
 import { launchSpec } from './launch.js';
 import { planSandbox, type PlanRequest } from './plan.js';
 import { commandCgroup } from './process-cap.js';
@@ -18,6 +17,8 @@ export type SandboxRequest = PlanRequest;
 export interface PreparedCommand {
   file: string;
   args: string[];
+  /** Variables the launcher needs besides the command's environment. */
+  env: Record<string, string>;
   /** HOME inside the sandbox. */
   home: string;
   /** Undoes what preparing did; resolves to notes for the user (a protected path moved aside). */
@@ -49,12 +50,12 @@ export async function prepareSandboxed(
     return {
       file: spec.file,
       args: spec.args,
+      env: spec.env ?? {},
       home: planned.plan.home,
       async cleanup() {
         // The cgroup empties only as the kernel reaps the namespace's processes: that wait is not
         // the caller's (its processes are already dead; what is left is bookkeeping).
         void cgroup?.remove();
-        for (const f of spec.files) rmSync(f, { force: true });
         return planned.protection.release();
       },
     };

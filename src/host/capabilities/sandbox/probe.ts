@@ -1,5 +1,6 @@
 // Finds, once per process, which sandbox works here: bubblewrap (from a fixed system location, or
-// the absolute path the user's config names), else util-linux unshare, else none. "Works" means a
+// the absolute path the user's config names), else the unshare backend (namespaces made with
+// unshare(2) by a perl launcher), else none. "Works" means a
 // trial command ran inside the very sandbox commands get, not that a binary exists: bwrap is often
 // installed and refused (Docker's seccomp profile, Ubuntu's AppArmor rule).
 import { findSystemBinary, systemBinary, trustExecutable } from './binaries.js';
@@ -32,7 +33,7 @@ async function processCaps(
 ): Promise<ProcessCap[]> {
   if (uid !== 0)
     return [
-      prlimit !== undefined
+      prlimit !== undefined || backend === 'unshare'
         ? {
             kind: 'rlimit',
             detail: "RLIMIT_NPROC inside the sandbox's user namespace (counts only its processes)",
@@ -178,11 +179,11 @@ async function probeUnshare(common: Common, attempts: BackendAttempt[]): Promise
     attempts.push({ backend: 'unshare', ok: false, detail: tools });
     return undefined;
   }
-  const version = await runQuiet(tools.unshare, ['--version']);
+  const version = await runQuiet(tools.perl, ['-e', 'print "perl $^V"']);
   const status: SandboxStatus = {
     available: true,
     mode: 'unshare',
-    detail: `${version.output} at ${tools.unshare}`,
+    detail: `unshare(2) and mount(2) from ${version.output} at ${tools.perl}`,
     attempts,
     unshare: tools,
     processCap: { kind: 'none', detail: 'not probed yet' },
@@ -192,7 +193,7 @@ async function probeUnshare(common: Common, attempts: BackendAttempt[]): Promise
   attempts.push({
     backend: 'unshare',
     ok: failure === undefined,
-    binary: tools.unshare,
+    binary: tools.perl,
     detail: failure === undefined ? status.detail : `unshare cannot make a sandbox here: ${failure}`,
   });
   return failure === undefined ? status : undefined;

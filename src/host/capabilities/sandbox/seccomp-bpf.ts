@@ -10,10 +10,14 @@
 // mkdir and mkdirat are let through: the kernel keeps only the permission and sticky bits of their
 // mode (S_ISGID on a directory comes from its parent, never from the caller).
 
-/** Numbers of the syscalls the unshare backend's last stage makes (besides prctl). */
+/** Numbers of the syscalls the unshare backend's launcher makes itself (besides prctl). */
 interface StageSyscalls {
+  unshare: number;
+  mount: number;
+  statfs: number;
   pivotRoot: number;
   umount2: number;
+  setrlimit: number;
   capset: number;
 }
 
@@ -25,7 +29,7 @@ interface ArchTable {
   x32: boolean;
   /** prctl's number, for the loader that installs the filter itself. */
   prctl: number;
-  /** The other syscalls the unshare backend's last stage makes itself (unshare-stage.ts). */
+  /** The other syscalls the unshare backend's launcher makes itself (unshare-launcher.ts). */
   stage: StageSyscalls;
   /** Syscalls whose mode argument (index) is refused when it holds S_ISUID or S_ISGID. */
   mode: readonly (readonly [nr: number, arg: number])[];
@@ -45,7 +49,15 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
     audit: 0xc000003e,
     x32: true,
     prctl: 157,
-    stage: { pivotRoot: 155, umount2: 166, capset: 126 },
+    stage: {
+      unshare: 272,
+      mount: 165,
+      statfs: 137,
+      pivotRoot: 155,
+      umount2: 166,
+      setrlimit: 160,
+      capset: 126,
+    },
     // chmod, fchmod, fchmodat, fchmodat2, creat, mknod, mknodat
     mode: [
       [90, 1],
@@ -67,7 +79,7 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
     audit: 0xc00000b7,
     x32: false,
     prctl: 167,
-    stage: { pivotRoot: 41, umount2: 39, capset: 91 },
+    stage: { unshare: 97, mount: 40, statfs: 43, pivotRoot: 41, umount2: 39, setrlimit: 164, capset: 91 },
     // fchmod, fchmodat, fchmodat2, mknodat
     mode: [
       [52, 1],
@@ -190,7 +202,7 @@ export interface SetidFilter {
   bytes: Buffer;
   /** prctl's syscall number on this architecture. */
   prctl: number;
-  /** The unshare stage's other syscall numbers on this architecture. */
+  /** The unshare launcher's other syscall numbers on this architecture. */
   stage: StageSyscalls;
 }
 

@@ -1,7 +1,7 @@
 // How each backend installs the set-ID filter (seccomp-bpf.ts) before the command runs. bwrap reads
 // it from a file descriptor (`--seccomp FD`): the filter is written once per process to the
 // sandbox's private directory, and the launcher opens it on that descriptor for each command.
-// util-linux's setpriv cannot load a filter, so the unshare backend's last stage (unshare-stage.ts)
+// util-linux's setpriv cannot load a filter, so the unshare backend's launcher (unshare-launcher.ts)
 // is perl (perl-base is Essential on Debian and Ubuntu), which calls prctl itself. `perlLoader` is
 // that loader alone, outside any namespace: what bench/seccomp measures the filter with.
 import { writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // The probe's parts that touch the system: running a program quietly, finding the unshare
-// backend's programs, and the trial command run in the very sandbox commands would get.
+// backend's program, and the trial command run in the very sandbox commands would get.
 import { execFile } from 'node:child_process';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,12 +18,13 @@ export function runQuiet(
   file: string,
   args: readonly string[],
   timeoutMs = 10_000,
+  env: Record<string, string> = {},
 ): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
     execFile(
       file,
       [...args],
-      { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin', LANG: 'C' } },
+      { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin', LANG: 'C', ...env } },
       (error, stdout, stderr) => {
         const output = `${stdout}${stderr}`.trim() || (error?.message ?? '');
         resolve({ ok: error === null, output });
@@ -32,22 +33,10 @@ export function runQuiet(
   });
 }
 
-/** The unshare backend's programs, each from the system directories, or what is missing. */
+/** The unshare backend's program (its launcher is perl), from the system directories, or what is missing. */
 export async function unshareTools(): Promise<UnshareTools | string> {
-  const names = {
-    unshare: 'unshare',
-    mount: 'mount',
-    mkdir: 'mkdir',
-    sh: 'sh',
-    perl: 'perl',
-  } as const;
-  const found: Partial<Record<keyof UnshareTools, string>> = {};
-  for (const [key, name] of Object.entries(names) as [keyof UnshareTools, string][]) {
-    const bin = await findSystemBinary(name);
-    if ('reason' in bin) return bin.reason;
-    found[key] = bin.path;
-  }
-  return found as UnshareTools;
+  const perl = await findSystemBinary('perl');
+  return 'reason' in perl ? perl.reason : { perl: perl.path };
 }
 
 /** The trial's pids cgroup, when that is the process cap and one can be made. */
@@ -94,8 +83,7 @@ export async function trial(status: SandboxStatus): Promise<string | undefined> 
       ws: await workspace(),
       ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
     });
-    const r = await runQuiet(spec.file, spec.args);
-    await Promise.all(spec.files.map((f) => rm(f, { force: true })));
+    const r = await runQuiet(spec.file, spec.args, 10_000, spec.env);
     if (r.ok && r.output.includes('cadre-sandbox-ok seccomp=2')) return undefined;
     if (r.ok && r.output.includes('cadre-sandbox-ok'))
       return `the command ran without the seccomp filter that keeps it from making set-user-ID files (${r.output.split('\n').slice(-1).join('')})`;

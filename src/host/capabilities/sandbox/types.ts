@@ -40,11 +40,7 @@ export interface BackendAttempt {
 
 /** The system programs the unshare backend drives, each from a fixed system location. */
 export interface UnshareTools {
-  unshare: string;
-  mount: string;
-  mkdir: string;
-  sh: string;
-  /** Runs the last stage: pivot, capability drop, seccomp filter (unshare-stage.ts). */
+  /** Runs the launcher: namespaces, mounts, pivot, capability drop, seccomp filter (unshare-launcher.ts). */
   perl: string;
 }
 

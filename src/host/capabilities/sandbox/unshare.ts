@@ -1,28 +1,16 @@
-// The unshare backend, for machines without bubblewrap: util-linux `unshare` makes the same new
-// namespaces (user mapped to root, mount, PID, IPC, UTS, network, cgroup); inside, a short sh script
-// mounts the plan onto a skeleton root (one `mount -a` per phase, from fstab files) and hands over
-// to the last stage (unshare-stage.ts), which pivots into it, empties the capability sets (bounding
-// set included), sets no_new_privs and the set-ID filter, so the namespace's root cannot unmount or
-// remount anything, and execs the command. When that process (PID 1 of the namespace) ends, the
-// kernel ends every process in it.
+// The unshare backend, for machines without bubblewrap: the same namespaces and the same mounts,
+// made with unshare(2) and mount(2) by one perl process (unshare-launcher.ts) instead of bwrap. The
+// host makes the skeleton's mount points here (the skeleton is the process's, reused by every
+// command); mount points inside a tmpfs of the plan are made in the namespace, once that tmpfs is
+// mounted. When the namespace's first process ends, the kernel ends every process in it.
 import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isUnder } from '../policy/path-match.js';
 import type { SetidFilter } from './seccomp-bpf.js';
-import { unshareStage } from './unshare-stage.js';
+import { unshareLauncher, type LauncherMount, type MakePoint } from './unshare-launcher.js';
 import type { Workspace } from './workspace.js';
 import { DEVICES } from './workspace.js';
 import { SANDBOX_LIMITS, type MountOp, type SandboxPlan, type UnshareTools } from './types.js';
-
-/** `'...'` quoting for sh. */
-function shQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-/** fstab escaping (libmount unmangles \040 and friends). */
-function fstabPath(p: string): string {
-  return p.replace(/\\/g, '\\134').replace(/ /g, '\\040').replace(/\t/g, '\\011').replace(/\n/g, '\\012');
-}
 
 /** What holds a target when it is mounted: the skeleton, a tmpfs of the plan, or a host bind. */
 type Container = 'skeleton' | 'tmpfs' | 'bind';
@@ -30,8 +18,6 @@ type Container = 'skeleton' | 'tmpfs' | 'bind';
 interface Earlier {
   target: string;
   tmpfs: boolean;
-  /** The fstab phase that mounted it. */
-  phase: number;
 }
 
 /** The latest, deepest earlier mount holding `target`, or undefined for the skeleton itself. */
@@ -42,37 +28,49 @@ function containerOf(target: string, earlier: readonly Earlier[]): Earlier | und
   return best;
 }
 
-/** Everything the unshare backend runs for one command. */
-export interface UnshareInvocation {
-  file: string;
-  args: string[];
-  /** The fstab files written for it, to remove afterwards. */
-  files: string[];
+function tmpfsOptions(sizeBytes: number, mode: string): string {
+  return `size=${sizeBytes},mode=${mode}`;
 }
 
-function fstabLine(op: MountOp, root: string, mkdirOk: boolean, ws: Workspace): string[] {
-  const at = fstabPath(path.join(root, 'target' in op ? op.target : '/'));
-  const mk = mkdirOk ? ',X-mount.mkdir' : '';
+/** The launcher's steps for one operation of the plan, mounted at `at` under the skeleton root. */
+function launcherMounts(op: MountOp, root: string, make: MakePoint, ws: Workspace): LauncherMount[] {
+  const at = path.join(root, 'target' in op ? op.target : '/');
   switch (op.kind) {
     case 'ro-bind':
-      return [`${fstabPath(op.source)} ${at} none bind,ro${mk} 0 0`];
+      return [{ kind: 'bind', source: op.source, target: at, readOnly: true, make }];
     case 'bind':
-      return [`${fstabPath(op.source)} ${at} none bind${mk} 0 0`];
+      return [{ kind: 'bind', source: op.source, target: at, readOnly: false, make }];
     case 'tmpfs':
       return [
-        `tmpfs ${at} tmpfs size=${op.sizeBytes},mode=${op.target === '/tmp' ? '1777' : '0700'},nosuid,nodev${mk} 0 0`,
+        {
+          kind: 'tmpfs',
+          target: at,
+          options: tmpfsOptions(op.sizeBytes, op.target === '/tmp' ? '1777' : '0700'),
+          make,
+        },
       ];
     case 'hide-file':
-      return [`${fstabPath(ws.emptyFile)} ${at} none bind,ro 0 0`];
+      return [{ kind: 'bind', source: ws.emptyFile, target: at, readOnly: true, make }];
     case 'hide-dir':
-      return [`${fstabPath(ws.emptyDir)} ${at} none bind,ro${mk} 0 0`];
+      return [{ kind: 'bind', source: ws.emptyDir, target: at, readOnly: true, make }];
     case 'dev':
       return [
-        ...DEVICES.map((d) => `/dev/${d} ${fstabPath(path.join(root, 'dev', d))} none bind 0 0`),
-        `tmpfs ${fstabPath(path.join(root, 'dev', 'shm'))} tmpfs size=${SANDBOX_LIMITS.shmBytes},mode=1777,nosuid,nodev 0 0`,
+        ...DEVICES.map((d): LauncherMount => ({
+          kind: 'bind',
+          source: `/dev/${d}`,
+          target: path.join(root, 'dev', d),
+          readOnly: false,
+          make: 'none',
+        })),
+        {
+          kind: 'tmpfs',
+          target: path.join(root, 'dev', 'shm'),
+          options: tmpfsOptions(SANDBOX_LIMITS.shmBytes, '1777'),
+          make: 'none',
+        },
       ];
     case 'proc':
-      return [`proc ${fstabPath(path.join(root, 'proc'))} proc nosuid,nodev,noexec 0 0`];
+      return [{ kind: 'proc', target: path.join(root, 'proc') }];
     case 'symlink':
       return [];
   }
@@ -82,28 +80,33 @@ function fstabLine(op: MountOp, root: string, mkdirOk: boolean, ws: Workspace): 
 export interface UnshareOptions {
   tools: UnshareTools;
   ws: Workspace;
-  /** The set-ID filter the last stage installs. */
+  /** The set-ID filter the launcher installs. */
   filter: SetidFilter;
-  /** The command after the sandbox is set up (the last stage is added in front of it). */
+  /** The command once the sandbox is set up. */
   command: readonly string[];
+  /** cadre's pid, which the launcher checks is its parent. */
+  parentPid: number;
+  uid: number;
+  gid: number;
+  /** The pids cgroup to join first (root, cgroup cap). */
+  cgroupProcs?: string;
   /** Cap the namespace's PIDs with its pid_max (root without a pids cgroup). */
   pidMax?: number;
+  /** Cap processes with RLIMIT_NPROC (a user other than root). */
+  nproc?: number;
 }
 
 /**
- * Writes the fstab files and skeleton entries for `plan`, and returns how to run it. Mount points
- * in the skeleton are made here; those inside a tmpfs are made in the namespace (X-mount.mkdir for
- * directories, the script for files); those in host binds already exist.
+ * Makes the skeleton's mount points for `plan` and returns the launcher's argv. Mount points in the
+ * skeleton are made here; those inside a tmpfs are made by the launcher once it is mounted; those
+ * in host binds already exist.
  */
-export async function unshareInvocation(
-  plan: SandboxPlan,
-  options: UnshareOptions,
-): Promise<UnshareInvocation> {
+export function unshareInvocation(plan: SandboxPlan, options: UnshareOptions): string[] {
   const { ws, tools } = options;
   const root = ws.rootDir;
-  const phases: string[][] = [[`${fstabPath(root)} ${fstabPath(root)} none bind 0 0`]];
-  // creations[k]: file mount points made in the namespace after phase k, before phase k + 1.
-  const creations: string[][] = [];
+  const mounts: LauncherMount[] = [
+    { kind: 'bind', source: root, target: root, readOnly: false, make: 'none' },
+  ];
   const earlier: Earlier[] = [];
   for (const op of plan.mounts) {
     const target = 'target' in op ? op.target : op.kind === 'dev' ? '/dev' : '/proc';
@@ -116,47 +119,25 @@ export async function unshareInvocation(
     }
     if (where === 'skeleton' && op.kind !== 'dev' && op.kind !== 'proc')
       makeMountPoint(path.join(root, target), isFile);
-    if (where === 'tmpfs' && isFile && holder !== undefined) {
-      // A file mount point inside a tmpfs can be made only once that tmpfs is mounted.
-      if (holder.phase === phases.length - 1) phases.push([]);
-      const k = phases.length - 2;
-      (creations[k] ??= []).push(path.join(root, target));
-    }
-    (phases[phases.length - 1] as string[]).push(...fstabLine(op, root, where === 'tmpfs' && !isFile, ws));
-    earlier.push({ target, tmpfs: op.kind === 'tmpfs', phase: phases.length - 1 });
+    const make: MakePoint = where === 'tmpfs' ? (isFile ? 'file' : 'dir') : 'none';
+    mounts.push(...launcherMounts(op, root, make, ws));
+    earlier.push({ target, tmpfs: op.kind === 'tmpfs' });
   }
-  (phases[phases.length - 1] as string[]).push(
-    `${fstabPath(root)} ${fstabPath(root)} none remount,bind,ro 0 0`,
-  );
-  const files: string[] = [];
-  for (const lines of phases) {
-    const file = ws.nextFile('fstab');
-    writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
-    files.push(file);
-  }
-  const script = setupScript(tools, files, creations, root);
-  const args = [
-    '--user',
-    '--map-root-user',
-    '--mount',
-    '--pid',
-    '--fork',
-    '--kill-child',
-    '--ipc',
-    '--uts',
-    '--net',
-    '--cgroup',
-    '--propagation',
-    'private',
-    tools.sh,
-    '-c',
-    script,
-    'cadre-sandbox',
-  ];
-  const stage = unshareStage(tools.perl, options.filter, plan.cwd, options.pidMax, options.command);
-  // A cadre killed outright takes unshare with it through the launcher's parent-death signal
-  // (launch.ts); --kill-child passes it on to the namespace.
-  return { file: tools.unshare, args: [...args, ...stage], files };
+  mounts.push({ kind: 'remount-ro', target: root });
+  return unshareLauncher({
+    perl: tools.perl,
+    filter: options.filter,
+    parentPid: options.parentPid,
+    ...(options.cgroupProcs !== undefined ? { cgroupProcs: options.cgroupProcs } : {}),
+    uid: options.uid,
+    gid: options.gid,
+    root,
+    mounts,
+    cwd: plan.cwd,
+    ...(options.pidMax !== undefined ? { pidMax: options.pidMax } : {}),
+    ...(options.nproc !== undefined ? { nproc: options.nproc } : {}),
+    command: options.command,
+  });
 }
 
 // The skeleton's files are few and small: synchronous calls, ten times cheaper than promises.
@@ -175,26 +156,4 @@ function makeSymlink(target: string, at: string): void {
 function makeMountPoint(p: string, file: boolean): void {
   mkdirSync(file ? path.dirname(p) : p, { recursive: true });
   if (file) writeFileSync(p, '', { flag: 'a' });
-}
-
-/** The script run as the namespace's root: mount, enter the new root, then exec the rest of argv. */
-function setupScript(
-  tools: UnshareTools,
-  fstabs: readonly string[],
-  creations: readonly (string[] | undefined)[],
-  root: string,
-): string {
-  const lines = ['set -e'];
-  for (const [k, fstab] of fstabs.entries()) {
-    lines.push(`${shQuote(tools.mount)} -a -T ${shQuote(fstab)}`);
-    for (const file of creations[k] ?? []) {
-      // `[` and `:` are sh built-ins: a mount point file costs no process unless its directory is missing.
-      const dir = shQuote(path.dirname(file));
-      lines.push(`[ -d ${dir} ] || ${shQuote(tools.mkdir)} -p ${dir}`, `: > ${shQuote(file)}`);
-    }
-  }
-  // PERL_BADLANG=0: the last stage (perl) would warn on every command where LANG names a locale
-  // that is not installed; it removes the variable before the command runs.
-  lines.push(`cd ${shQuote(root)}`, 'PERL_BADLANG=0 exec "$@"');
-  return lines.join('\n');
 }

@@ -1,7 +1,7 @@
-// The sandbox's private directory on the host, one per process: an empty directory mounted over
-// hidden directories, and for the unshare backend the skeleton its root file system is built on
-// and the fstab files that describe each command's mounts. Only this process's user can enter it
-// (mode 0700); it is removed when the process exits.
+// The sandbox's private directory on the host, one per process: an empty directory and an empty
+// file mounted over what is hidden, the set-ID filter's file for bwrap, and for the unshare backend
+// the skeleton its root file system is built on. Only this process's user can enter it (mode
+// 0700); it is removed when the process exits.
 import { rmSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -16,8 +16,6 @@ export interface Workspace {
   emptyFile: string;
   /** The unshare backend's root skeleton (mount points only; read-only once mounted). */
   rootDir: string;
-  /** A fresh file name for one command's fstab. */
-  nextFile(prefix: string): string;
 }
 
 /** Device nodes of the sandbox's /dev, bound from the host's. */
@@ -51,9 +49,8 @@ export async function createWorkspace(): Promise<Workspace> {
   await mkdir(rootDir, { mode: 0o755 });
   await makeSkeleton(rootDir);
   await chmod(emptyDir, 0o555);
-  let seq = 0;
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return { dir, emptyDir, emptyFile, rootDir, nextFile: (prefix) => path.join(dir, `${prefix}-${++seq}`) };
+  return { dir, emptyDir, emptyFile, rootDir };
 }
 
 /** The process's workspace, created on first use. */
