@@ -3,10 +3,12 @@
 // calls: set a parent-death signal and check that cadre is still its parent, join the command's
 // pids cgroup, unshare(2) the user (mapped to root), mount, PID, IPC, UTS, network and cgroup
 // namespaces, fork the namespace's first process and wait for it. That process mounts the plan
-// onto a skeleton root, pivots into it and detaches the old one, caps pid_max or RLIMIT_NPROC when
-// asked, enters the command's directory, drops every capability (bounding, ambient, inheritable,
-// permitted and effective sets), sets no_new_privs and the set-ID filter (seccomp-bpf.ts), and
-// execs the command. One program instead of a chain (setpriv, a launcher shell, util-linux
+// onto a skeleton root, pivots into it and detaches the old one, caps pid_max when asked, and forks
+// the command, then stays the namespace's init, as bwrap's does: the command is never PID 1, which
+// could clear its own parent-death signal, kill the launcher (its process group) and leave the
+// group with setsid, outliving cadre. The command's process caps RLIMIT_NPROC when asked, enters
+// the command's directory, drops every capability (bounding, ambient, inheritable, permitted and
+// effective sets), sets no_new_privs and the set-ID filter (seccomp-bpf.ts), and execs the command. One program instead of a chain (setpriv, a launcher shell, util-linux
 // unshare, a mount script with `mount -a` per phase, the last stage): each program started costs
 // about a millisecond of every command. Any step that fails stops the command before it starts
 // (exit 125, with the step named on stderr).
@@ -90,7 +92,8 @@ const CAP_CEILING = 63;
  * namespace's first process and pass on how it ended. Like util-linux unshare, the waiting parent
  * ignores SIGHUP, SIGINT and SIGTERM: a command's group is signalled as a whole, and the end of its
  * first process decides the exit. A pipe tells the child whether its parent died before the child's
- * own parent-death signal was set (in a new PID namespace getppid() says 0).
+ * own parent-death signal was set (in a new PID namespace getppid() says 0); another brings back the
+ * command's wait status from the namespace's init (an init cannot die of a signal it sends itself).
  */
 function outsideScript(filter: SetidFilter): string[] {
   const { prctl, stage } = filter;
@@ -104,14 +107,17 @@ function outsideScript(filter: SetidFilter): string[] {
     'put($tasks, "0", "pids cgroup") if $tasks ne "";',
     `syscall(${stage.unshare}, ${NAMESPACES}) == 0 or fail("namespaces");`,
     'put("/proc/self/$_->[0]", $_->[1], $_->[0]) for ["setgroups", "deny"], ["uid_map", "0 $uid 1"], ["gid_map", "0 $gid 1"];',
-    'pipe(my $alive, my $held) or fail("pipe");',
+    'pipe(my $alive, my $held) && pipe(my $told, my $tell) or fail("pipe");',
     'my $pid = fork() // fail("fork");',
     'if ($pid != 0) {',
-    '  close($alive);',
+    '  close($alive); close($tell);',
     '  $SIG{$_} = "IGNORE" for qw(HUP INT TERM);',
     '  waitpid($pid, 0) == $pid or fail("wait");',
-    '  my $sig = $? & 127;',
-    '  exit($? >> 8) if $sig == 0;',
+    // How the command ended, as the namespace's first process tells it (nothing if it was killed).
+    '  my $st = $?; my $line = <$told>;',
+    '  $st = $1 if defined $line && $line =~ /^(\\d+)$/;',
+    '  my $sig = $st & 127;',
+    '  exit($st >> 8) if $sig == 0;',
     // Signals that would dump a core (in the command's directory) are told by the exit code.
     '  exit(128 + $sig) if grep { $_ == $sig } 3, 4, 5, 6, 7, 8, 11, 24, 25, 31;',
     '  my %name = (1 => "HUP", 2 => "INT", 15 => "TERM");',
@@ -119,7 +125,7 @@ function outsideScript(filter: SetidFilter): string[] {
     '  kill($sig, $$);',
     '  exit(128 + $sig);',
     '}',
-    'close($held);',
+    'close($held); close($told);',
     `syscall(${prctl}, ${PR_SET_PDEATHSIG}, ${SIGKILL}, 0, 0, 0) == 0 or fail("parent-death signal");`,
     'my $rin = ""; vec($rin, fileno($alive), 1) = 1;',
     'exit 125 if select($rin, undef, undef, 0) != 0;',
@@ -131,7 +137,11 @@ function outsideScript(filter: SetidFilter): string[] {
  * The part inside, as the namespace's first process. syscall passes a string as a pointer to its
  * buffer, which must be a variable's (writable), and a number as itself: flags are computed, paths
  * are unpacked from hex. A read-only bind is remounted with the flags the kernel locks on it kept
- * (nosuid, nodev, noexec, the atime mode), as libmount does, or the remount is refused.
+ * (nosuid, nodev, noexec, the atime mode), as libmount does, or the remount is refused. Once the
+ * root is pivoted, this process forks the command and stays the namespace's init: it keeps its
+ * capabilities in the namespace, so the command, which has none, can neither trace it nor read its
+ * /proc entries, and as init it gets no signal from inside that it has no handler for; it reaps
+ * orphans, and ends (ending every process left in the namespace) when the command ends.
  */
 function insideScript(filter: SetidFilter): string[] {
   const { prctl, stage } = filter;
@@ -168,6 +178,13 @@ function insideScript(filter: SetidFilter): string[] {
     `syscall(${stage.pivotRoot}, $here, $old) == 0 or fail("pivot_root");`,
     `syscall(${stage.umount2}, $here, ${MNT_DETACH}) == 0 or fail("umount");`,
     'put("/proc/sys/kernel/pid_max", "$pidmax\\n", "pid_max") if $pidmax ne "";',
+    'my $cmd = fork() // fail("fork");',
+    'if ($cmd != 0) {',
+    '  my $w; do { $w = wait(); } until $w == $cmd || $w == -1;',
+    '  syswrite($tell, ($w == $cmd ? $? : 125 << 8) . "\\n");',
+    '  exit 0;',
+    '}',
+    'close($tell);',
     'chdir($cwd) or fail("cd $cwd");',
     'if ($nproc ne "") {',
     '  my $lim = pack("Q2", $nproc, $nproc);',
