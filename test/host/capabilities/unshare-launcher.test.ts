@@ -2,10 +2,12 @@
 // process group, cadre as its parent). The command must never be the namespace's PID 1: an init
 // may clear its own parent-death signal, SIGKILL the launcher through its process group and leave
 // that group with setsid, and then nothing ends it. The launcher stays init; the command's exit
-// code and signal still come through it.
-import { spawn } from 'node:child_process';
+// code and signal still come through it. And a directory with a mount inside it (a volume in the
+// project, a tmpfs under a readable directory) is bound whole, as bwrap binds it: the project's
+// submount writable with its secrets hidden, a read-only directory's submount read-only too.
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +20,7 @@ import {
   removeWorkspace,
   type Workspace,
 } from '../../../src/host/capabilities/sandbox/workspace.js';
-import { survivors, survivorsAfter, token } from './sandbox-fixture.js';
+import { runIn, sandboxBackends, survivors, survivorsAfter, token } from './sandbox-fixture.js';
 
 const perl = await systemBinary('perl');
 const filter = setidFilter();
@@ -124,3 +126,40 @@ describe.runIf(perl !== undefined && filter !== undefined)(
     }, 30_000);
   },
 );
+
+const asRoot = process.getuid?.() === 0;
+const { available } = await sandboxBackends();
+
+describe.runIf(asRoot).each(available.map((b) => b.name))('%s, a mount inside a bound directory', (name) => {
+  const backend = available.find((b) => b.name === name);
+  let dirs: string[] = [];
+  afterAll(async () => {
+    for (const dir of dirs) execFileSync('umount', ['-l', dir]);
+    dirs = [];
+  });
+
+  it('is there, writable in the project with its .env hidden, and read-only under a readable directory', async () => {
+    const project = path.join(base, `project-${name}`);
+    const readable = path.join(base, `readable-${name}`);
+    const canary = token('submount-env');
+    for (const dir of [path.join(project, 'data'), path.join(readable, 'sub')]) {
+      await mkdir(dir, { recursive: true });
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]);
+      dirs.push(dir);
+      await writeFile(path.join(dir, 'f.txt'), 'in-submount\n');
+      await writeFile(path.join(dir, '.env'), `TOKEN=${canary}\n`);
+    }
+    const r = await runIn(
+      backend as NonNullable<typeof backend>,
+      project,
+      `cat data/f.txt data/.env; echo w > data/new && echo wrote-project; cat ${readable}/sub/f.txt; ` +
+        `echo w > ${readable}/sub/new && echo wrote-readable-sub; echo w > ${readable}/new && echo wrote-readable; echo end`,
+      { allowRead: [readable] },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('in-submount\nwrote-project\nin-submount\nend\n');
+    expect(r.stdout + r.stderr).not.toContain(canary);
+    expect(existsSync(path.join(project, 'data', 'new'))).toBe(true);
+    expect(existsSync(path.join(readable, 'sub', 'new'))).toBe(false);
+  }, 30_000);
+});

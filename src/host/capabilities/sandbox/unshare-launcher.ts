@@ -75,6 +75,10 @@ const ST_RELATIME = 0x1000;
 /** struct statfs's f_flags: the eleventh 8-byte field on x86_64 and aarch64. */
 const STATFS_FLAGS_OFFSET = 80;
 const RLIMIT_NPROC = 6;
+/** mount_setattr's arguments (linux/fcntl.h, linux/mount.h). */
+const AT_FDCWD = -100;
+const AT_RECURSIVE = 0x8000;
+const MOUNT_ATTR_RDONLY = 1;
 const CLONE_NEWNS = 0x00020000;
 const CLONE_NEWCGROUP = 0x02000000;
 const CLONE_NEWUTS = 0x04000000;
@@ -136,8 +140,14 @@ function outsideScript(filter: SetidFilter): string[] {
 /**
  * The part inside, as the namespace's first process. syscall passes a string as a pointer to its
  * buffer, which must be a variable's (writable), and a number as itself: flags are computed, paths
- * are unpacked from hex. A read-only bind is remounted with the flags the kernel locks on it kept
- * (nosuid, nodev, noexec, the atime mode), as libmount does, or the remount is refused. Once the
+ * are unpacked from hex. Binds take the mounts inside their source along, as bwrap's do: the kernel
+ * refuses (EINVAL) a bind in a user namespace that would leave a mount inside out, so a project
+ * holding a volume could not be bound at all. A read-only bind is made read-only whole with
+ * mount_setattr (Linux 5.12+), which sets that one attribute and keeps the others; where the
+ * kernel lacks it, the bind is of the source's own mount alone (refused, as before, if it holds
+ * another), remounted with the flags the kernel locks on it kept (nosuid, nodev, noexec, the atime
+ * mode), as libmount does, or the remount is refused. The skeleton root's final remount is of
+ * itself alone: the project under it stays writable. Once the
  * root is pivoted, this process forks the command and stays the namespace's init: it keeps its
  * capabilities in the namespace, so the command, which has none, can neither trace it nor read its
  * /proc entries, and as init it gets no signal from inside that it has no handler for; it reaps
@@ -155,6 +165,7 @@ function insideScript(filter: SetidFilter): string[] {
     '  if ($make eq "d") { mkpath($at); }',
     '  elsif ($make eq "f") { (my $d = $at) =~ s{/[^/]*$}{}; mkpath($d); my $h; open($h, ">>", $at) && close($h) or fail("mount point $at"); }',
     '}',
+    `sub mount_bind { syscall(${stage.mount}, $_[0], $_[1], 0, $_[2], 0) == 0 or fail("bind $_[1]"); }`,
     'sub readonly {',
     '  my $at = $_[0]; my $buf = "\\0" x 256;',
     `  syscall(${stage.statfs}, $at, $buf) == 0 or fail("statfs $at");`,
@@ -163,11 +174,15 @@ function insideScript(filter: SetidFilter): string[] {
     `  $fl |= ($st & ${ST_RELATIME}) ? ${MS_RELATIME} : ($st & ${MS_NOATIME}) ? 0 : ${MS_STRICTATIME};`,
     `  syscall(${stage.mount}, 0, $at, 0, $fl, 0) == 0 or fail("read-only $at");`,
     '}',
+    // mount_setattr with no attributes: EINVAL where the kernel has it (ENOSYS or EPERM where not).
+    `my $tree = syscall(${stage.mountSetattr}, ${AT_FDCWD}, $slash, 0, 0, 0) == -1 && $!{EINVAL};`,
     'for (split /\\n/, $plan) {',
     '  my ($k, $make, @p) = split / /;',
     '  @p = map { pack("H*", $_) } @p;',
     '  point($make, $k eq "T" ? $p[0] : $p[1]) if $k eq "B" || $k eq "O" || $k eq "T";',
-    `  if ($k eq "B" || $k eq "O") { syscall(${stage.mount}, $p[0], $p[1], 0, ${MS_BIND}, 0) == 0 or fail("bind $p[1]"); readonly($p[1]) if $k eq "O"; }`,
+    `  if ($k eq "B") { mount_bind($p[0], $p[1], ${MS_BIND | MS_REC}); }`,
+    `  elsif ($k eq "O" && $tree) { mount_bind($p[0], $p[1], ${MS_BIND | MS_REC}); my $ro = pack("Q4", ${MOUNT_ATTR_RDONLY}, 0, 0, 0); syscall(${stage.mountSetattr}, ${AT_FDCWD}, $p[1], ${AT_RECURSIVE}, $ro, 32) == 0 or fail("read-only $p[1]"); }`,
+    `  elsif ($k eq "O") { mount_bind($p[0], $p[1], ${MS_BIND}); readonly($p[1]); }`,
     `  elsif ($k eq "T") { syscall(${stage.mount}, $tmpfs, $p[0], $tmpfs, ${MS_NOSUID | MS_NODEV}, $p[1]) == 0 or fail("tmpfs $p[0]"); }`,
     `  elsif ($k eq "P") { syscall(${stage.mount}, $proc, $p[0], $proc, ${MS_NOSUID | MS_NODEV | MS_NOEXEC}, 0) == 0 or fail("proc $p[0]"); }`,
     '  elsif ($k eq "R") { readonly($p[0]); }',
