@@ -4,7 +4,8 @@
 // that group with setsid, and then nothing ends it. The launcher stays init; the command's exit
 // code and signal still come through it. And a directory with a mount inside it (a volume in the
 // project, a tmpfs under a readable directory) is bound whole, as bwrap binds it: the project's
-// submount writable with its secrets hidden, a read-only directory's submount read-only too.
+// submount writable with its secrets hidden, a read-only directory's submount read-only too. The
+// network namespace's own loopback is up, as under bwrap (a test server on 127.0.0.1 works).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
@@ -161,5 +162,16 @@ describe.runIf(asRoot).each(available.map((b) => b.name))('%s, a mount inside a 
     expect(r.stdout + r.stderr).not.toContain(canary);
     expect(existsSync(path.join(project, 'data', 'new'))).toBe(true);
     expect(existsSync(path.join(readable, 'sub', 'new'))).toBe(false);
+  }, 30_000);
+});
+
+describe.each(available.map((b) => b.name))('%s, the loopback', (name) => {
+  it("is the namespace's own and up: a server on 127.0.0.1 answers inside", async () => {
+    const backend = available.find((b) => b.name === name);
+    const server =
+      'import socket\ns = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)\n' +
+      'c = socket.create_connection(s.getsockname()); a, _ = s.accept(); c.send(b"loopback-ok"); print(a.recv(20).decode())';
+    const r = await runIn(backend as NonNullable<typeof backend>, base, `python3 -c '${server}'`);
+    expect(r.stdout, r.stderr).toBe('loopback-ok\n');
   }, 30_000);
 });

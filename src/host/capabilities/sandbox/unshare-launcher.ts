@@ -1,8 +1,8 @@
 // The unshare backend's whole launch, in one perl process (perl-base is Essential on Debian and
 // Ubuntu) from cadre's spawn to the command's exec. It does what bwrap does, with the same kernel
 // calls: set a parent-death signal and check that cadre is still its parent, join the command's
-// pids cgroup, unshare(2) the user (mapped to root), mount, PID, IPC, UTS, network and cgroup
-// namespaces, fork the namespace's first process and wait for it. That process mounts the plan
+// pids cgroup, unshare(2) the user (mapped to root), mount, PID, IPC, UTS, network (its own
+// loopback up, as bwrap's) and cgroup namespaces, fork the namespace's first process and wait for it. That process mounts the plan
 // onto a skeleton root, pivots into it and detaches the old one, caps pid_max when asked, and forks
 // the command, then stays the namespace's init, as bwrap's does: the command is never PID 1, which
 // could clear its own parent-death signal, kill the launcher (its process group) and leave the
@@ -75,6 +75,11 @@ const ST_RELATIME = 0x1000;
 /** struct statfs's f_flags: the eleventh 8-byte field on x86_64 and aarch64. */
 const STATFS_FLAGS_OFFSET = 80;
 const RLIMIT_NPROC = 6;
+/** What brings the loopback interface up (linux/sockios.h, linux/if.h; struct ifreq is 40 bytes). */
+const AF_INET = 2;
+const SOCK_DGRAM = 2;
+const SIOCSIFFLAGS = 0x8914;
+const IFF_UP = 1;
 /** mount_setattr's arguments (linux/fcntl.h, linux/mount.h). */
 const AT_FDCWD = -100;
 const AT_RECURSIVE = 0x8000;
@@ -159,6 +164,9 @@ function insideScript(filter: SetidFilter): string[] {
   return [
     'my ($none, $slash, $tmpfs, $proc) = ("none", "/", "tmpfs", "proc");',
     `syscall(${stage.mount}, $none, $slash, 0, ${MS_REC | MS_PRIVATE}, 0) == 0 or fail("mount propagation");`,
+    // The new network namespace's loopback starts down: up, it is the namespace's own (127.0.0.1, ::1).
+    `my ($s, $ifr) = (undef, pack("a16 s x22", "lo", ${IFF_UP}));`,
+    `socket($s, ${AF_INET}, ${SOCK_DGRAM}, 0) && ioctl($s, ${SIOCSIFFLAGS}, $ifr) && close($s) or fail("loopback");`,
     'sub mkpath { my $p = ""; for (grep { length } split m{/}, $_[0]) { $p .= "/$_"; mkdir($p, 0755) or $!{EEXIST} or fail("mkdir $p"); } }',
     'sub point {',
     '  my ($make, $at) = @_;',
