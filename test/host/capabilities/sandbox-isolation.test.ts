@@ -107,14 +107,19 @@ describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
       );
       expect(r.stdout).not.toContain(marker);
       expect(Number(r.stdout.trim().split('\n').at(-1))).toBeLessThan(10);
-      // pid 1 is the sandbox's own, and its root is the sandbox's root, not the host's.
+      // pid 1 is the sandbox's own, and its root is the sandbox's root, not the host's. Under
+      // unshare pid 1 is the launcher's init, which the command may not read (nor trace): the
+      // command's own shell, pid 2, shows the root instead.
+      const first = backend.name === 'unshare' ? 2 : 1;
       const root = await runIn(
         backend,
         project,
-        'ls /proc/1/root/ && ls /proc/1/root/work /proc/1/root/home 2>&1 | head -2',
+        `ls /proc/1/root/ 2>&1 | head -1; ls /proc/${first}/root/ && ls /proc/${first}/root/work /proc/${first}/root/home 2>&1 | head -2`,
       );
       expect(root.stdout).toMatch(/usr/);
       expect(root.stdout).not.toMatch(/^wt$/m);
+      if (backend.name === 'unshare')
+        expect(root.stdout).toMatch(/^ls: cannot access '\/proc\/1\/root\/': Permission denied$/m);
     } finally {
       host.kill('SIGKILL');
     }

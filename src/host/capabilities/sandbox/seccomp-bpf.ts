@@ -19,6 +19,8 @@ interface StageSyscalls {
   umount2: number;
   setrlimit: number;
   capset: number;
+  /** mount_setattr (Linux 5.12+): the same number on both architectures. */
+  mountSetattr: number;
 }
 
 /** One architecture's facts: its audit id and the numbers of the syscalls the filter judges. */
@@ -57,6 +59,7 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
       umount2: 166,
       setrlimit: 160,
       capset: 126,
+      mountSetattr: 442,
     },
     // chmod, fchmod, fchmodat, fchmodat2, creat, mknod, mknodat
     mode: [
@@ -79,7 +82,16 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
     audit: 0xc00000b7,
     x32: false,
     prctl: 167,
-    stage: { unshare: 97, mount: 40, statfs: 43, pivotRoot: 41, umount2: 39, setrlimit: 164, capset: 91 },
+    stage: {
+      unshare: 97,
+      mount: 40,
+      statfs: 43,
+      pivotRoot: 41,
+      umount2: 39,
+      setrlimit: 164,
+      capset: 91,
+      mountSetattr: 442,
+    },
     // fchmod, fchmodat, fchmodat2, mknodat
     mode: [
       [52, 1],
