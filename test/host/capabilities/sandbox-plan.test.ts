@@ -144,6 +144,14 @@ describe('the secret scan', () => {
     ]);
     expect(capped[0]?.complete).toBe(false);
     expect(rel(capped[1])).toEqual(['a/b/c/d/.git', 'secret/inner/.git']);
+    // Where the capped pass went with the git scan alone is no answer for both: even with an empty
+    // key, the next whole pass finds the secret again.
+    const empty = [{ ...specs[0], key: '' } as (typeof specs)[number], specs[1] as (typeof specs)[number]];
+    await scanner.scanAll(project, [
+      { ...(empty[0] as (typeof specs)[number]), cap: 3 },
+      empty[1] as (typeof specs)[number],
+    ]);
+    expect(rel((await scanner.scanAll(project, empty))[0])).toEqual(['a/b/c/.env', 'secret']);
   });
 
   it('hides a home credential store inside any visible root, by its real path', async () => {

@@ -191,11 +191,12 @@ export class TreeScanner {
     if (specs.length > MAX_SCANS) throw new RangeError(`at most ${MAX_SCANS} scans in one pass`);
     const walks: Walk[] = specs.map((s) => ({ ...s, hidden: [], entries: 0, complete: true }));
     let live = (1 << walks.length) - 1;
-    // The cache key of each set of scans (by mask): undefined when one of them has no key.
+    // The cache key of each set of scans (by mask): undefined when one of them has no key; a scan
+    // not in the set is null, which no key (a string, even empty) can be taken for.
     const combos = new Map<number, string | undefined>();
     const comboOf = (mask: number): string | undefined => {
       if (combos.has(mask)) return combos.get(mask);
-      const keys = walks.map((w, i) => ((mask & (1 << i)) === 0 ? '' : w.key));
+      const keys = walks.map((w, i) => ((mask & (1 << i)) === 0 ? null : w.key));
       const combo = keys.includes(undefined) ? undefined : JSON.stringify(keys);
       combos.set(mask, combo);
       return combo;
