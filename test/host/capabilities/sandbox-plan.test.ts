@@ -101,6 +101,59 @@ describe('the secret scan', () => {
     expect(capped[1]?.hidden).toHaveLength(2);
   });
 
+  it('reuses where an unchanged directory leads, yet finds a secret and a .git made deep below it', async () => {
+    // Listings older than the change-time window are cached with where each set of scans goes
+    // next; a file made in a/b/c changes c's change time only, never a's or b's.
+    const deep = path.join(project, 'a', 'b', 'c');
+    await mkdir(path.join(deep, 'd'), { recursive: true });
+    await mkdir(path.join(project, 'secret', 'inner'), { recursive: true });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const hideSecret: ScanJudge = (abs, type) =>
+      path.basename(abs) === 'secret' || path.basename(abs) === '.env'
+        ? 'hide'
+        : type === 'dir'
+          ? 'descend'
+          : 'keep';
+    const findGit: ScanJudge = (abs, type) =>
+      path.basename(abs) === '.git' ? 'hide' : type === 'dir' ? 'descend' : 'keep';
+    const specs = [
+      { judge: hideSecret, key: 'secret' },
+      { judge: findGit, key: 'git' },
+    ];
+    const scanner = new TreeScanner();
+    const rel = (r: { hidden: { path: string }[] } | undefined) =>
+      (r?.hidden ?? []).map((h) => path.relative(project, h.path)).sort();
+    for (let round = 0; round < 2; round++) {
+      const [secrets, gits] = await scanner.scanAll(project, specs);
+      expect(rel(secrets)).toEqual(['secret']);
+      expect(rel(gits)).toEqual([]);
+    }
+    await writeFile(path.join(deep, '.env'), 'x');
+    await mkdir(path.join(deep, 'd', '.git'));
+    await mkdir(path.join(project, 'secret', 'inner', '.git'));
+    const [secrets, gits] = await scanner.scanAll(project, specs);
+    expect(rel(secrets)).toEqual(['a/b/c/.env', 'secret']);
+    expect(rel(gits)).toEqual(['a/b/c/d/.git', 'secret/inner/.git']);
+    // The git scan alone, after both went together: it still goes into what the other scan hid.
+    const [alone] = await scanner.scanAll(project, [specs[1] as (typeof specs)[number]]);
+    expect(rel(alone)).toEqual(['a/b/c/d/.git', 'secret/inner/.git']);
+    // A scan that stops at its cap leaves the other's walk whole.
+    const capped = await scanner.scanAll(project, [
+      { ...specs[0], cap: 3 } as (typeof specs)[number],
+      specs[1] as (typeof specs)[number],
+    ]);
+    expect(capped[0]?.complete).toBe(false);
+    expect(rel(capped[1])).toEqual(['a/b/c/d/.git', 'secret/inner/.git']);
+    // Where the capped pass went with the git scan alone is no answer for both: even with an empty
+    // key, the next whole pass finds the secret again.
+    const empty = [{ ...specs[0], key: '' } as (typeof specs)[number], specs[1] as (typeof specs)[number]];
+    await scanner.scanAll(project, [
+      { ...(empty[0] as (typeof specs)[number]), cap: 3 },
+      empty[1] as (typeof specs)[number],
+    ]);
+    expect(rel((await scanner.scanAll(project, empty))[0])).toEqual(['a/b/c/.env', 'secret']);
+  });
+
   it('hides a home credential store inside any visible root, by its real path', async () => {
     await mkdir(path.join(home, '.cargo'), { recursive: true });
     await writeFile(path.join(home, '.cargo', 'credentials.toml'), 'token');
