@@ -74,6 +74,21 @@ describe("the unshare backend's pid_max cap", () => {
   );
 });
 
+describe.skipIf(available.length === 0).each(available)('$name: the RLIMIT_NPROC cap', (backend) => {
+  // What a user other than root gets; its values can be read as root too.
+  it('sets both limits before the command runs, and the command cannot raise them', async () => {
+    const status = { ...backend.status, processCap: { kind: 'rlimit' as const, detail: 'test' } };
+    const r = await runIn(
+      { name: backend.name, status },
+      project,
+      'ulimit -Hu; ulimit -Su; ulimit -u 4096 2>/dev/null; echo "raise=$?"; ulimit -Su unlimited 2>/dev/null; echo "soft=$?"; ulimit -Hu',
+      { home },
+    );
+    const n = String(SANDBOX_LIMITS.processes);
+    expect(r.stdout.trim().split('\n'), r.stderr).toEqual([n, n, 'raise=1', 'soft=1', n]);
+  });
+});
+
 describe.skipIf(available.length === 0).each(available)('$name', (backend) => {
   it('caps the private /tmp, home and /dev/shm', async () => {
     const fill = (dir: string, mib: number) =>

@@ -1,8 +1,8 @@
 // Turns a plan and a shell command into the program to spawn, for the backend in force: bwrap behind
 // a launcher that dies with cadre, joins the pids cgroup before anything is forked (root) and opens
-// the set-ID seccomp filter for bwrap's --seccomp, with prlimit inside for a user other than root;
-// or the unshare backend's launcher, one perl process that does all of that itself (pid_max or
-// RLIMIT_NPROC included).
+// the set-ID seccomp filter for bwrap's --seccomp, with the command's shell capping its processes
+// (RLIMIT_NPROC) before its first word for a user other than root; or the unshare backend's
+// launcher, one perl process that does all of that itself (pid_max or RLIMIT_NPROC included).
 import { bwrapArgs } from './bwrap.js';
 import { pidMaxFor } from './process-cap.js';
 import { setidFilter } from './seccomp-bpf.js';
@@ -55,8 +55,12 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
     throw new Error(
       `cadre's seccomp filter, which keeps commands from making set-user-ID files, has no syscall table for ${status.arch} (it covers x86_64 and aarch64)`,
     );
-  const command = [status.bash, '-c', `${CLOSE_INHERITED}${req.command}`];
   const rlimit = status.processCap.kind === 'rlimit';
+  // Under bwrap, the shell's own `ulimit` sets the cap inside the user namespace, as a prlimit
+  // program there would, for a program less: both limits, which nothing inside may raise again
+  // (that takes CAP_SYS_RESOURCE outside), or the command does not run.
+  const cap = rlimit && status.mode === 'bwrap' ? `ulimit -u ${SANDBOX_LIMITS.processes} || exit 125; ` : '';
+  const command = [status.bash, '-c', `${cap}${CLOSE_INHERITED}${req.command}`];
   if (status.mode === 'unshare' && status.unshare !== undefined) {
     // The launcher is the whole chain: it dies with cadre, joins the cgroup and sets the caps itself.
     const [file, ...args] = unshareInvocation(plan, {
@@ -80,11 +84,6 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
   const sh = status.sh;
   if (sh === undefined)
     throw new Error('no system sh to open the seccomp filter for bwrap (--seccomp needs a descriptor)');
-  let inner = command;
-  if (rlimit && status.prlimit !== undefined) {
-    const n = SANDBOX_LIMITS.processes;
-    inner = [status.prlimit, `--nproc=${n}:${n}`, '--', ...inner];
-  }
   const seccomp = seccompFile(req.ws.dir, filter);
   const args = bwrapArgs(plan, {
     emptyDir: req.ws.emptyDir,
@@ -94,7 +93,7 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
     seccompFd: SECCOMP_FD,
   });
   return guarded(
-    { file: status.bwrapPath, args: [...args, ...inner] },
+    { file: status.bwrapPath, args: [...args, ...command] },
     { sh, setpriv: status.setpriv },
     req.cgroupProcs,
     seccomp,

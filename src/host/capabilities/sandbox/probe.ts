@@ -26,19 +26,13 @@ export interface ProbeOptions {
  * comes first. Under either, a bash whose own fork fails at the cap retries for 15 s and then ends
  * with 254 and nothing printed: that is the cap holding, not a failure of it.
  */
-async function processCaps(
-  backend: SandboxBackend,
-  uid: number,
-  prlimit: string | undefined,
-): Promise<ProcessCap[]> {
+async function processCaps(backend: SandboxBackend, uid: number): Promise<ProcessCap[]> {
   if (uid !== 0)
     return [
-      prlimit !== undefined || backend === 'unshare'
-        ? {
-            kind: 'rlimit',
-            detail: "RLIMIT_NPROC inside the sandbox's user namespace (counts only its processes)",
-          }
-        : { kind: 'none', detail: 'prlimit was not found in the system directories' },
+      {
+        kind: 'rlimit',
+        detail: "RLIMIT_NPROC inside the sandbox's user namespace (counts only its processes)",
+      },
     ];
   const caps: ProcessCap[] = [];
   const dir = await cgroupDir();
@@ -75,10 +69,9 @@ function cgroupDir(): Promise<string | undefined> {
 async function probe(options: ProbeOptions): Promise<SandboxStatus> {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
-  const [bashFound, sh, prlimit, setpriv] = await Promise.all([
+  const [bashFound, sh, setpriv] = await Promise.all([
     findSystemBinary('bash'),
     systemBinary('sh'),
-    systemBinary('prlimit'),
     systemBinary('setpriv'),
   ]);
   const bash = 'path' in bashFound ? bashFound.path : undefined;
@@ -88,7 +81,6 @@ async function probe(options: ProbeOptions): Promise<SandboxStatus> {
     arch: process.arch,
     ...(bash ? { bash } : {}),
     ...(sh ? { sh } : {}),
-    ...(prlimit ? { prlimit } : {}),
     ...(setpriv ? { setpriv } : {}),
   };
   const attempts: BackendAttempt[] = [];
@@ -115,7 +107,7 @@ async function probe(options: ProbeOptions): Promise<SandboxStatus> {
   };
 }
 
-type Common = Pick<SandboxStatus, 'uid' | 'gid' | 'arch' | 'bash' | 'sh' | 'prlimit' | 'setpriv'>;
+type Common = Pick<SandboxStatus, 'uid' | 'gid' | 'arch' | 'bash' | 'sh' | 'setpriv'>;
 
 async function probeBwrap(
   options: ProbeOptions,
@@ -160,7 +152,7 @@ async function probeBwrap(
     processCap: { kind: 'none', detail: 'not probed yet' },
     ...common,
   };
-  const failure = await firstWorking(status, await processCaps('bwrap', common.uid, common.prlimit));
+  const failure = await firstWorking(status, await processCaps('bwrap', common.uid));
   attempts.push({
     backend: 'bwrap',
     ok: failure === undefined,
@@ -189,7 +181,7 @@ async function probeUnshare(common: Common, attempts: BackendAttempt[]): Promise
     processCap: { kind: 'none', detail: 'not probed yet' },
     ...common,
   };
-  const failure = await firstWorking(status, await processCaps('unshare', common.uid, common.prlimit));
+  const failure = await firstWorking(status, await processCaps('unshare', common.uid));
   attempts.push({
     backend: 'unshare',
     ok: failure === undefined,

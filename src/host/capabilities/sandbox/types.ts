@@ -61,8 +61,6 @@ export interface SandboxStatus {
   bwrapFeatures?: { disableUserns: boolean; size: boolean };
   /** The programs of the unshare backend, when it is in force. */
   unshare?: UnshareTools;
-  /** `prlimit`, used to cap processes inside the sandbox (rlimit cap). */
-  prlimit?: string;
   /** The bash that runs commands (a system one: it runs inside the sandbox). */
   bash?: string;
   /** A system `sh`: the launcher that checks cadre is alive and joins a pids cgroup. */
