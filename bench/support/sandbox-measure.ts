@@ -129,6 +129,7 @@ async function prepareOnly(dir: string, status: SandboxStatus): Promise<number> 
       },
       'true',
     );
+    await prepared.feed();
     await prepared.cleanup();
     times.push(performance.now() - started);
   }

@@ -6,14 +6,16 @@
 // passes in `env`), never the host's: API keys and tokens in the host's environment (such as
 // ANTHROPIC_API_KEY) must not reach a command a model wrote. HOME is the sandbox's private home,
 // or a fresh temp directory (removed afterwards) when unsandboxed.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import type { ExecRunResult } from '../../shared/capabilities.js';
 import { CadreError } from '../../shared/errors.js';
 import { OutputCap } from './output-cap.js';
 import {
+  FEED_FD,
   prepareSandboxed,
   probeSandbox,
   requiredShortfall,
@@ -192,6 +194,7 @@ export async function runCommand(options: RunCommandOptions): Promise<ExecRunRes
       { ...env, ...prepared.env, HOME: prepared.home },
       options,
       status.mode,
+      () => prepared.feed(),
     );
   } catch (error) {
     await prepared.cleanup();
@@ -199,6 +202,27 @@ export async function runCommand(options: RunCommandOptions): Promise<ExecRunRes
   }
   const notices = await prepared.cleanup();
   return notices.length > 0 ? { ...result, notices } : result;
+}
+
+/** The launcher's descriptors: stdout, stderr, and `FEED_FD` for what it reads once the plan is made. */
+const FED_STDIO: StdioOptions = ['ignore', 'pipe', 'pipe', 'ignore', 'pipe'];
+
+/** Writes the plan's part of the launch to the launcher's `FEED_FD` and closes it; `failed` if none. */
+function feedLauncher(
+  child: ChildProcess,
+  feed: () => Promise<Buffer>,
+  failed: (error: unknown) => void,
+): void {
+  const sink = child.stdio[FEED_FD] as Writable | null | undefined;
+  // A launcher already gone (killed, timed out) has nothing left to read.
+  sink?.on('error', () => undefined);
+  feed().then(
+    (data) => sink?.end(data),
+    (error: unknown) => {
+      sink?.destroy();
+      failed(error);
+    },
+  );
 }
 
 /** Spawns in a new process group and owns its whole life: output, timeout, abort, cleanup. */
@@ -209,6 +233,7 @@ function supervise(
   env: Record<string, string>,
   options: RunCommandOptions,
   sandbox: ExecRunResult['sandbox'],
+  feed?: () => Promise<Buffer>,
 ): Promise<ExecRunResult> {
   const timeoutMs = clampTimeout(options.timeoutMs);
   const max = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
@@ -221,12 +246,22 @@ function supervise(
       return;
     }
     // detached: the child leads its own process group, so one kill reaches its children too.
-    const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdio: StdioOptions = feed === undefined ? ['ignore', 'pipe', 'pipe'] : FED_STDIO;
+    const child = spawn(file, args, { cwd, env, detached: true, stdio });
+    // Both stdio forms pipe descriptors 1 and 2.
+    const [childOut, childErr] = [child.stdout, child.stderr] as [Readable, Readable];
     track(child.pid);
+    // The plan is made while the launcher starts; one that cannot be made ends the launch unrun.
+    let unplanned: unknown;
+    if (feed !== undefined)
+      feedLauncher(child, feed, (error) => {
+        unplanned = error;
+        killGroup(child.pid, 'SIGKILL');
+      });
     const stdout = new OutputCap(max);
     const stderr = new OutputCap(max);
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    childOut.on('data', (chunk: Buffer) => stdout.push(chunk));
+    childErr.on('data', (chunk: Buffer) => stderr.push(chunk));
     let timedOut = false;
     let aborted = false;
     let settled = false;
@@ -259,6 +294,10 @@ function supervise(
     };
     const finish = (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
       if (!settle()) return;
+      if (unplanned !== undefined) {
+        reject(unplanned);
+        return;
+      }
       if (aborted) {
         // The run is ending (the host may exit next, before the grace timer): whatever the
         // command left in its group that ignored SIGTERM goes now.
@@ -288,8 +327,8 @@ function supervise(
       escalate();
       // A process that escaped the group (setsid) may keep the pipes open forever: stop waiting.
       closeTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        childOut.destroy();
+        childErr.destroy();
         finish(code, exitSignal);
       }, grace + 500);
     });

@@ -2,7 +2,7 @@
 // command's sandbox, and describe what is in force. The parts live in ./sandbox/.
 export { probeSandbox } from './sandbox/probe.js';
 export { prepareSandboxed, type SandboxRequest } from './sandbox/prepare.js';
-export { SANDBOX_LIMITS, type SandboxStatus } from './sandbox/types.js';
+export { FEED_FD, SANDBOX_LIMITS, type SandboxStatus } from './sandbox/types.js';
 
 import type { SandboxStatus } from './sandbox/types.js';
 

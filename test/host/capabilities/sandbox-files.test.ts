@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runIn, sandboxBackends, token } from './sandbox-fixture.js';
+import { runIn, sandboxBackends, survivorsAfter, token } from './sandbox-fixture.js';
 
 const { available } = await sandboxBackends();
 
@@ -300,5 +300,27 @@ describe.skipIf(available.length === 0)('placeholders across commands', () => {
       expect(r, backend.name).toMatchObject({ exitCode: 0, stdout: 'ran\n' });
     }
     await eventually(async () => expect((await readdir(project)).sort()).toEqual([]));
+  });
+});
+
+describe.skipIf(available.length === 0).each(available)('$name: a plan that cannot be made', (backend) => {
+  // The launcher starts while the plan is made: one that fails after the start runs nothing.
+  it('runs nothing, leaves no process, and says why, though the launcher had started', async () => {
+    const marker = token('unplanned');
+    const made = path.join(project, 'made');
+    await expect(
+      runIn(backend, project, `touch ${made}; sleep 30 # ${marker}`, { rules: { deny: ['Read'] } }),
+    ).rejects.toMatchObject({
+      code: 'sandbox_unavailable',
+      message: expect.stringMatching(/denies reading every file/),
+    });
+    // A protected path that is a link fails the plan the same way, later in it.
+    await symlink(base, path.join(project, '.vscode'));
+    await expect(runIn(backend, project, `touch ${made}; sleep 30 # ${marker}`)).rejects.toMatchObject({
+      code: 'sandbox_unavailable',
+      message: expect.stringMatching(/\.vscode is a symbolic link/),
+    });
+    expect(existsSync(made)).toBe(false);
+    expect(await survivorsAfter(marker)).toEqual([]);
   });
 });

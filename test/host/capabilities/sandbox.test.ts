@@ -6,11 +6,13 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../../src/host/capabilities/sandbox.js';
 import { systemBinary, trustExecutable } from '../../../src/host/capabilities/sandbox/binaries.js';
 import { bwrapArgs, bwrapFeatures } from '../../../src/host/capabilities/sandbox/bwrap.js';
-import { unshareInvocation } from '../../../src/host/capabilities/sandbox/unshare.js';
+import { unshareLaunch, unshareMounts } from '../../../src/host/capabilities/sandbox/unshare.js';
+import { unshareFeed } from '../../../src/host/capabilities/sandbox/unshare-launcher.js';
 import { setidFilter, type SetidFilter } from '../../../src/host/capabilities/sandbox/seccomp-bpf.js';
 import { createWorkspace, removeWorkspace } from '../../../src/host/capabilities/sandbox/workspace.js';
 import type { SandboxPlan } from '../../../src/host/capabilities/sandbox/types.js';
@@ -87,11 +89,12 @@ describe('unshare invocation', () => {
     const ws = await createWorkspace();
     try {
       const filter = setidFilter('x64') as SetidFilter;
-      const argv = unshareInvocation(plan, {
+      const argv = unshareLaunch({
         tools: { perl: '/usr/bin/perl' },
         ws,
         filter,
         command: ['/bin/bash', '-c', 'echo hi'],
+        cwd: plan.cwd,
         parentPid: 4242,
         uid: 1000,
         gid: 1001,
@@ -108,11 +111,14 @@ describe('unshare invocation', () => {
         '1001',
         ws.rootDir,
       ]);
-      expect(rest.slice(7)).toEqual([plan.cwd, '1324', '', '/bin/bash', '-c', 'echo hi']);
-      // The plan: a line per mount, paths in hex (no path can break a line or a field).
+      expect(rest.slice(6)).toEqual([plan.cwd, '1324', '', '/bin/bash', '-c', 'echo hi']);
+      // The plan, fed once made: a line per mount, paths in hex (no path can break a line or a
+      // field), then a line "." (a plan cut short mounts nothing).
       const hex = (s: string) => Buffer.from(s).toString('hex');
       const at = (p: string) => hex(path.join(ws.rootDir, p));
-      const steps = (rest[6] ?? '').split('\n');
+      const fed = unshareFeed(unshareMounts(plan, ws)).toString().split('\n');
+      expect(fed.slice(-2)).toEqual(['.', '']);
+      const steps = fed.slice(0, -2);
       expect(steps[0]).toBe(`B - ${hex(ws.rootDir)} ${hex(ws.rootDir)}`);
       expect(steps).toContain(`O - ${hex('/usr')} ${at('/usr')}`);
       expect(steps).toContain(`T - ${at('/tmp')} ${hex('size=1000,mode=1777')}`);
@@ -179,17 +185,21 @@ describe.runIf(perl !== undefined && setidFilter() !== undefined)('the unshare l
       ],
     };
     try {
-      const [file, ...args] = unshareInvocation(real, {
+      const [file, ...args] = unshareLaunch({
         tools: { perl: perl as string },
         ws,
         filter: setidFilter() as SetidFilter,
         command: ['/bin/sh', '-c', `echo ran > ${marker}`],
+        cwd: real.cwd,
         parentPid,
         uid: process.getuid?.() ?? 0,
         gid: process.getgid?.() ?? 0,
       });
       return await new Promise<number | null>((resolve) => {
-        const child = spawn(file as string, args, { stdio: 'ignore' });
+        const child = spawn(file as string, args, {
+          stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'pipe'],
+        });
+        (child.stdio[4] as Writable).on('error', () => undefined).end(unshareFeed(unshareMounts(real, ws)));
         child.on('close', resolve);
       });
     } finally {

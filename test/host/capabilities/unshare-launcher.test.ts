@@ -11,11 +11,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemBinary } from '../../../src/host/capabilities/sandbox/binaries.js';
 import { setidFilter, type SetidFilter } from '../../../src/host/capabilities/sandbox/seccomp-bpf.js';
 import type { SandboxPlan } from '../../../src/host/capabilities/sandbox/types.js';
-import { unshareInvocation } from '../../../src/host/capabilities/sandbox/unshare.js';
+import { unshareLaunch, unshareMounts } from '../../../src/host/capabilities/sandbox/unshare.js';
+import { unshareFeed } from '../../../src/host/capabilities/sandbox/unshare-launcher.js';
 import {
   createWorkspace,
   removeWorkspace,
@@ -68,25 +70,30 @@ function launch(script: string): Promise<Ended> {
       { kind: 'bind', source: base, target: base },
     ],
   };
-  const [file, ...args] = unshareInvocation(plan, {
+  const [file, ...args] = unshareLaunch({
     tools: { perl: perl as string },
     ws,
     filter: filter as SetidFilter,
     command: ['/bin/bash', '-c', script],
+    cwd: plan.cwd,
     parentPid: process.pid,
     uid: process.getuid?.() ?? 0,
     gid: process.getgid?.() ?? 0,
   });
   return new Promise((resolve) => {
     // As cadre spawns it: the launcher leads a process group of its own.
-    const child = spawn(file as string, args, { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(file as string, args, {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore', 'ignore', 'pipe'],
+    });
+    (child.stdio[4] as Writable).end(unshareFeed(unshareMounts(plan, ws)));
     let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
     // A process that escaped would hold stdout open forever: a second after the launcher exits, stop.
     child.on('exit', (code, signal) => {
       child.on('close', () => resolve({ code, signal, stdout }));
       setTimeout(() => {
-        child.stdout.destroy();
+        child.stdout?.destroy();
         resolve({ code, signal, stdout });
       }, 1000).unref();
     });

@@ -7,8 +7,9 @@ import { bwrapArgs } from './bwrap.js';
 import { pidMaxFor } from './process-cap.js';
 import { setidFilter } from './seccomp-bpf.js';
 import { SECCOMP_FD, seccompFile } from './seccomp-load.js';
-import { SANDBOX_LIMITS, type SandboxPlan, type SandboxStatus } from './types.js';
-import { unshareInvocation } from './unshare.js';
+import { FEED_FD, SANDBOX_LIMITS, type SandboxPlan, type SandboxStatus } from './types.js';
+import { unshareLaunch, unshareMounts } from './unshare.js';
+import { unshareFeed } from './unshare-launcher.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -28,26 +29,33 @@ export interface LaunchSpec {
   args: string[];
   /** Variables the launcher itself needs in its environment (it removes them before the command). */
   env?: Record<string, string>;
+  /**
+   * What depends on the plan, to write to the launcher's `FEED_FD` (then closed) once the plan is
+   * made: the launcher starts before, and waits for it before it mounts anything.
+   */
+  feed(plan: SandboxPlan): Buffer;
 }
 
 /** Inputs of `launchSpec`. */
 export interface LaunchRequest {
   status: SandboxStatus;
-  plan: SandboxPlan;
   /** The shell command, run as `bash -c`. */
   command: string;
+  /** Its directory (the plan's `cwd`). */
+  cwd: string;
   ws: Workspace;
   /** The file that joins a pids cgroup (`tasks` or `cgroup.procs`), written first (root, cgroup cap). */
   cgroupProcs?: string;
 }
 
 /**
- * The spawn for one sandboxed command. Throws when the status has no backend, or when the set-ID
- * filter cannot be applied here (an architecture without a syscall table, no launcher shell to hand
- * bwrap its descriptor): the probe's trial then fails, and no command runs.
+ * The spawn for one sandboxed command, before its plan is made. Throws when the status has no
+ * backend, or when the set-ID filter cannot be applied here (an architecture without a syscall
+ * table, no launcher shell to hand bwrap its descriptor): the probe's trial then fails, and no
+ * command runs.
  */
-export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
-  const { status, plan } = req;
+export function launchSpec(req: LaunchRequest): LaunchSpec {
+  const { status } = req;
   if (!status.available || status.bash === undefined)
     throw new Error('launchSpec needs an available sandbox');
   const filter = setidFilter(status.arch);
@@ -61,13 +69,15 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
   // (that takes CAP_SYS_RESOURCE outside), or the command does not run.
   const cap = rlimit && status.mode === 'bwrap' ? `ulimit -u ${SANDBOX_LIMITS.processes} || exit 125; ` : '';
   const command = [status.bash, '-c', `${cap}${CLOSE_INHERITED}${req.command}`];
+  const { ws } = req;
   if (status.mode === 'unshare' && status.unshare !== undefined) {
     // The launcher is the whole chain: it dies with cadre, joins the cgroup and sets the caps itself.
-    const [file, ...args] = unshareInvocation(plan, {
+    const [file, ...args] = unshareLaunch({
       tools: status.unshare,
-      ws: req.ws,
+      ws,
       filter,
       command,
+      cwd: req.cwd,
       parentPid: process.pid,
       uid: status.uid,
       gid: status.gid,
@@ -75,29 +85,50 @@ export async function launchSpec(req: LaunchRequest): Promise<LaunchSpec> {
       ...(status.processCap.kind === 'pid-max' ? { pidMax: pidMaxFor() } : {}),
       ...(rlimit ? { nproc: SANDBOX_LIMITS.processes } : {}),
     });
-    // perl would warn on every command where LANG names a locale that is not installed; the
-    // launcher removes the variable before the command runs.
-    return { file: file as string, args, env: { PERL_BADLANG: '0' } };
+    return {
+      file: file as string,
+      args,
+      // perl would warn on every command where LANG names a locale that is not installed; the
+      // launcher removes the variable before the command runs.
+      env: { PERL_BADLANG: '0' },
+      feed: (plan) => unshareFeed(unshareMounts(sameCwd(plan, req.cwd), ws)),
+    };
   }
   if (status.mode !== 'bwrap' || status.bwrapPath === undefined || status.bwrapFeatures === undefined)
     throw new Error(`no launcher for sandbox mode ${status.mode}`);
   const sh = status.sh;
   if (sh === undefined)
     throw new Error('no system sh to open the seccomp filter for bwrap (--seccomp needs a descriptor)');
-  const seccomp = seccompFile(req.ws.dir, filter);
-  const args = bwrapArgs(plan, {
-    emptyDir: req.ws.emptyDir,
-    emptyFile: req.ws.emptyFile,
-    root: status.uid === 0,
-    features: status.bwrapFeatures,
-    seccompFd: SECCOMP_FD,
-  });
+  const features = status.bwrapFeatures;
+  const seccomp = seccompFile(ws.dir, filter);
   return guarded(
-    { file: status.bwrapPath, args: [...args, ...command] },
+    {
+      file: status.bwrapPath,
+      // bwrap reads its options, NUL-terminated, from the descriptor (then closes it); the command
+      // stays on its command line, which bwrap takes the command from.
+      args: ['--args', String(FEED_FD), '--', ...command],
+      feed: (plan) => {
+        const args = bwrapArgs(sameCwd(plan, req.cwd), {
+          emptyDir: ws.emptyDir,
+          emptyFile: ws.emptyFile,
+          root: status.uid === 0,
+          features,
+          seccompFd: SECCOMP_FD,
+        });
+        if (args.pop() !== '--') throw new Error("bwrap's options must end with --");
+        return Buffer.from(args.map((a) => `${a}\0`).join(''));
+      },
+    },
     { sh, setpriv: status.setpriv },
     req.cgroupProcs,
     seccomp,
   );
+}
+
+/** The plan, checked to be for the directory the launcher was started in. */
+function sameCwd(plan: SandboxPlan, cwd: string): SandboxPlan {
+  if (plan.cwd !== cwd) throw new Error(`a plan for ${plan.cwd} fed to a launch in ${cwd}`);
+  return plan;
 }
 
 /**

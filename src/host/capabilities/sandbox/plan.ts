@@ -80,6 +80,11 @@ function insideHome(home: string | undefined, system: SystemView): string | unde
   return home;
 }
 
+/** HOME inside the sandbox, as the plan for `home` will have it (known before the plan is made). */
+export function sandboxHome(home: string | undefined, system: SystemView): string {
+  return insideHome(home, system) ?? '/tmp';
+}
+
 const depth = (p: string) => p.split('/').length;
 
 /** True when `p` lies in a system root bound from a mirror that left it out: nothing to hide there. */
@@ -184,7 +189,7 @@ export async function planSandbox(
       ...hides,
       ...explicit,
     ];
-    return { plan: { mounts, cwd: req.cwd, home: home ?? '/tmp' }, protection };
+    return { plan: { mounts, cwd: req.cwd, home: sandboxHome(req.home, system) }, protection };
   } catch (error) {
     await protection.release();
     throw error;

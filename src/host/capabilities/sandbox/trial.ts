@@ -1,16 +1,17 @@
 // The probe's parts that touch the system: running a program quietly, finding the unshare
 // backend's program, and the trial command run in the very sandbox commands would get.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { findSystemBinary } from './binaries.js';
 import { launchSpec } from './launch.js';
 import { planSandbox } from './plan.js';
 import { commandCgroup } from './process-cap.js';
 import { systemView } from './system-view.js';
 import { TreeScanner } from './tree-scan.js';
-import type { SandboxStatus, UnshareTools } from './types.js';
+import { FEED_FD, type SandboxStatus, type UnshareTools } from './types.js';
 import { workspace } from './workspace.js';
 
 /** Runs a program to its end, with a minimal environment; never rejects. */
@@ -29,6 +30,34 @@ export function runQuiet(
         const output = `${stdout}${stderr}`.trim() || (error?.message ?? '');
         resolve({ ok: error === null, output });
       },
+    );
+  });
+}
+
+/** Runs a launcher to its end, writing `feed` to its `FEED_FD`, as `runQuiet` does; never rejects. */
+function runFed(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  feed: Buffer,
+  timeoutMs = 10_000,
+): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(file, [...args], {
+      env: { PATH: '/usr/bin:/bin', LANG: 'C', ...env },
+      stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'pipe'],
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const sink = child.stdio[FEED_FD] as Writable | null | undefined;
+    sink?.on('error', () => undefined);
+    sink?.end(feed);
+    child.on('error', (error) => resolve({ ok: false, output: error.message }));
+    child.on('close', (code, signal) =>
+      resolve({ ok: code === 0, output: output.trim() || `exit ${code ?? signal ?? '?'}` }),
     );
   });
 }
@@ -76,14 +105,14 @@ export async function trial(status: SandboxStatus): Promise<string | undefined> 
     new TreeScanner(),
   );
   try {
-    const spec = await launchSpec({
+    const spec = launchSpec({
       status,
-      plan: planned.plan,
       command: TRIAL_COMMAND,
+      cwd: base,
       ws: await workspace(),
       ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
     });
-    const r = await runQuiet(spec.file, spec.args, 10_000, spec.env);
+    const r = await runFed(spec.file, spec.args, spec.env ?? {}, spec.feed(planned.plan));
     if (r.ok && r.output.includes('cadre-sandbox-ok seccomp=2')) return undefined;
     if (r.ok && r.output.includes('cadre-sandbox-ok'))
       return `the command ran without the seccomp filter that keeps it from making set-user-ID files (${r.output.split('\n').slice(-1).join('')})`;

@@ -7,6 +7,12 @@ export type SandboxBackend = 'bwrap' | 'unshare';
 /** Which isolation a command ran under; `none` only when config says `"sandbox": "off"`. */
 type SandboxKind = SandboxBackend | 'none';
 
+/**
+ * The descriptor a launcher reads the rest of its launch from once the plan is made (bwrap's
+ * `--args`, the unshare launcher's mount steps): it starts while cadre still plans.
+ */
+export const FEED_FD = 4;
+
 /** Limits of every sandboxed command. Fixed: they bound what one command can take from the host. */
 export const SANDBOX_LIMITS = {
   /** Processes and threads at once (RLIMIT_NPROC, a pids cgroup, or the pid namespace's pid_max). */

@@ -13,6 +13,7 @@
 // about a millisecond of every command. Any step that fails stops the command before it starts
 // (exit 125, with the step named on stderr).
 import type { SetidFilter } from './seccomp-bpf.js';
+import { FEED_FD } from './types.js';
 
 /** A mount point to make inside a tmpfs of the plan before mounting on it. */
 export type MakePoint = 'none' | 'dir' | 'file';
@@ -37,7 +38,6 @@ export interface LauncherRequest {
   gid: number;
   /** The skeleton the plan is mounted on, and the root after the pivot. */
   root: string;
-  mounts: readonly LauncherMount[];
   /** The command's directory, inside the new root. */
   cwd: string;
   /** Cap the namespace's PIDs with its pid_max (root without a pids cgroup). */
@@ -107,7 +107,7 @@ const CAP_CEILING = 63;
 function outsideScript(filter: SetidFilter): string[] {
   const { prctl, stage } = filter;
   return [
-    'my ($f, $ppid, $tasks, $uid, $gid, $root, $plan, $cwd, $pidmax, $nproc) = splice(@ARGV, 0, 10);',
+    'my ($f, $ppid, $tasks, $uid, $gid, $root, $cwd, $pidmax, $nproc) = splice(@ARGV, 0, 9);',
     'sub fail { print STDERR "cadre: the sandbox could not be set up ($_[0]): $!\\n"; exit 125; }',
     `syscall(${prctl}, ${PR_SET_PDEATHSIG}, ${SIGKILL}, 0, 0, 0) == 0 or fail("parent-death signal");`,
     'exit 125 if getppid() != $ppid;',
@@ -120,6 +120,7 @@ function outsideScript(filter: SetidFilter): string[] {
     'my $pid = fork() // fail("fork");',
     'if ($pid != 0) {',
     '  close($alive); close($tell);',
+    `  open(my $feed, "<&=", ${FEED_FD}) and close($feed);`,
     '  $SIG{$_} = "IGNORE" for qw(HUP INT TERM);',
     '  waitpid($pid, 0) == $pid or fail("wait");',
     // How the command ended, as the namespace's first process tells it (nothing if it was killed).
@@ -168,6 +169,11 @@ function insideScript(filter: SetidFilter): string[] {
     `my ($s, $ifr) = (undef, pack("a16 s x22", "lo", ${IFF_UP}));`,
     `socket($s, ${AF_INET}, ${SOCK_DGRAM}, 0) && ioctl($s, ${SIOCSIFFLAGS}, $ifr) && close($s) or fail("loopback");`,
     'sub mkpath { my $p = ""; for (grep { length } split m{/}, $_[0]) { $p .= "/$_"; mkdir($p, 0755) or $!{EEXIST} or fail("mkdir $p"); } }',
+    // The plan arrives once cadre has made it, while all of the above ran: it must end with ".".
+    `open(my $feed, "<&=", ${FEED_FD}) or fail("the plan's descriptor");`,
+    'my $plan = do { local $/; <$feed> };',
+    'close($feed);',
+    'defined $plan && $plan =~ s/\\n\\.\\n\\z// or do { $! = 0; fail("the plan was cut short") };',
     'sub point {',
     '  my ($make, $at) = @_;',
     '  if ($make eq "d") { mkpath($at); }',
@@ -250,7 +256,16 @@ function planText(mounts: readonly LauncherMount[]): string {
 
 const scripts = new Map<string, string>();
 
-/** The argv that launches `command` in its own namespaces (spawn it with PERL_BADLANG=0; see launch.ts). */
+/** What the launcher reads from `FEED_FD` once the plan is made: its steps, then a line ".". */
+export function unshareFeed(mounts: readonly LauncherMount[]): Buffer {
+  return Buffer.from(`${planText(mounts)}\n.\n`);
+}
+
+/**
+ * The argv that launches `command` in its own namespaces (spawn it with PERL_BADLANG=0; see
+ * launch.ts). It starts before the plan exists: the namespaces are made while cadre plans, and the
+ * namespace's first process reads the plan from `FEED_FD` before it mounts anything.
+ */
 export function unshareLauncher(req: LauncherRequest): string[] {
   const { filter } = req;
   let script = scripts.get(filter.arch);
@@ -268,7 +283,6 @@ export function unshareLauncher(req: LauncherRequest): string[] {
     String(req.uid),
     String(req.gid),
     req.root,
-    planText(req.mounts),
     req.cwd,
     req.pidMax === undefined ? '' : String(req.pidMax),
     req.nproc === undefined ? '' : String(req.nproc),

@@ -76,7 +76,7 @@ function launcherMounts(op: MountOp, root: string, make: MakePoint, ws: Workspac
   }
 }
 
-/** Options of `unshareInvocation`. */
+/** Options of `unshareLaunch`. */
 export interface UnshareOptions {
   tools: UnshareTools;
   ws: Workspace;
@@ -84,6 +84,8 @@ export interface UnshareOptions {
   filter: SetidFilter;
   /** The command once the sandbox is set up. */
   command: readonly string[];
+  /** The command's directory (the plan's `cwd`). */
+  cwd: string;
   /** cadre's pid, which the launcher checks is its parent. */
   parentPid: number;
   uid: number;
@@ -96,13 +98,29 @@ export interface UnshareOptions {
   nproc?: number;
 }
 
+/** The launcher's argv: it makes the namespaces, then waits for the plan on `FEED_FD`. */
+export function unshareLaunch(options: UnshareOptions): string[] {
+  return unshareLauncher({
+    perl: options.tools.perl,
+    filter: options.filter,
+    parentPid: options.parentPid,
+    ...(options.cgroupProcs !== undefined ? { cgroupProcs: options.cgroupProcs } : {}),
+    uid: options.uid,
+    gid: options.gid,
+    root: options.ws.rootDir,
+    cwd: options.cwd,
+    ...(options.pidMax !== undefined ? { pidMax: options.pidMax } : {}),
+    ...(options.nproc !== undefined ? { nproc: options.nproc } : {}),
+    command: options.command,
+  });
+}
+
 /**
- * Makes the skeleton's mount points for `plan` and returns the launcher's argv. Mount points in the
- * skeleton are made here; those inside a tmpfs are made by the launcher once it is mounted; those
- * in host binds already exist.
+ * Makes the skeleton's mount points for `plan` and returns the launcher's mount steps. Mount points
+ * in the skeleton are made here; those inside a tmpfs are made by the launcher once it is mounted;
+ * those in host binds already exist.
  */
-export function unshareInvocation(plan: SandboxPlan, options: UnshareOptions): string[] {
-  const { ws, tools } = options;
+export function unshareMounts(plan: SandboxPlan, ws: Workspace): LauncherMount[] {
   const root = ws.rootDir;
   const mounts: LauncherMount[] = [
     { kind: 'bind', source: root, target: root, readOnly: false, make: 'none' },
@@ -124,20 +142,7 @@ export function unshareInvocation(plan: SandboxPlan, options: UnshareOptions): s
     earlier.push({ target, tmpfs: op.kind === 'tmpfs' });
   }
   mounts.push({ kind: 'remount-ro', target: root });
-  return unshareLauncher({
-    perl: tools.perl,
-    filter: options.filter,
-    parentPid: options.parentPid,
-    ...(options.cgroupProcs !== undefined ? { cgroupProcs: options.cgroupProcs } : {}),
-    uid: options.uid,
-    gid: options.gid,
-    root,
-    mounts,
-    cwd: plan.cwd,
-    ...(options.pidMax !== undefined ? { pidMax: options.pidMax } : {}),
-    ...(options.nproc !== undefined ? { nproc: options.nproc } : {}),
-    command: options.command,
-  });
+  return mounts;
 }
 
 // The skeleton's files are few and small: synchronous calls, ten times cheaper than promises.
