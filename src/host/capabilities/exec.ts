@@ -225,6 +225,39 @@ function feedLauncher(
   );
 }
 
+/** How `start` spawns: where, with what, how much output to keep, and the plan to feed, if any. */
+interface StartOptions {
+  cwd: string;
+  env: Record<string, string>;
+  max: number;
+  feed: (() => Promise<Buffer>) | undefined;
+}
+
+/**
+ * Spawns the command in a new process group (detached: one kill reaches its children too), with
+ * its output collected up to `max` bytes a stream. With a `feed`, the plan is made while the
+ * launcher starts, and written to its `FEED_FD`; a plan that cannot be made kills the launch
+ * unrun and is kept in `plan.error`.
+ */
+function start(file: string, args: string[], { cwd, env, max, feed }: StartOptions) {
+  const stdio: StdioOptions = feed !== undefined ? FED_STDIO : ['ignore', 'pipe', 'pipe'];
+  const child = spawn(file, args, { cwd, env, detached: true, stdio });
+  track(child.pid);
+  // Both stdio forms pipe descriptors 1 and 2.
+  const [childOut, childErr] = [child.stdout, child.stderr] as [Readable, Readable];
+  const stdout = new OutputCap(max);
+  const stderr = new OutputCap(max);
+  childOut.on('data', (chunk: Buffer) => stdout.push(chunk));
+  childErr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const plan: { error?: unknown } = {};
+  if (feed !== undefined)
+    feedLauncher(child, feed, (error) => {
+      plan.error = error;
+      killGroup(child.pid, 'SIGKILL');
+    });
+  return { child, childOut, childErr, stdout, stderr, plan };
+}
+
 /** Spawns in a new process group and owns its whole life: output, timeout, abort, cleanup. */
 function supervise(
   file: string,
@@ -245,23 +278,7 @@ function supervise(
       reject(new CadreError('cancelled', 'the command was cancelled before it started'));
       return;
     }
-    // detached: the child leads its own process group, so one kill reaches its children too.
-    const stdio: StdioOptions = feed === undefined ? ['ignore', 'pipe', 'pipe'] : FED_STDIO;
-    const child = spawn(file, args, { cwd, env, detached: true, stdio });
-    // Both stdio forms pipe descriptors 1 and 2.
-    const [childOut, childErr] = [child.stdout, child.stderr] as [Readable, Readable];
-    track(child.pid);
-    // The plan is made while the launcher starts; one that cannot be made ends the launch unrun.
-    let unplanned: unknown;
-    if (feed !== undefined)
-      feedLauncher(child, feed, (error) => {
-        unplanned = error;
-        killGroup(child.pid, 'SIGKILL');
-      });
-    const stdout = new OutputCap(max);
-    const stderr = new OutputCap(max);
-    childOut.on('data', (chunk: Buffer) => stdout.push(chunk));
-    childErr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const { child, childOut, childErr, stdout, stderr, plan } = start(file, args, { cwd, env, max, feed });
     let timedOut = false;
     let aborted = false;
     let settled = false;
@@ -294,8 +311,8 @@ function supervise(
     };
     const finish = (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
       if (!settle()) return;
-      if (unplanned !== undefined) {
-        reject(unplanned);
+      if (plan.error !== undefined) {
+        reject(plan.error);
         return;
       }
       if (aborted) {
