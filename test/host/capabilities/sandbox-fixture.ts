@@ -2,9 +2,11 @@
 // is taken from the system; unshare is reached the way a user without bubblewrap reaches it, by a
 // bwrapPath in config that names no working program. Under CI both must work (.ci/run installs
 // bubblewrap, and util-linux is Essential): a missing backend fails there instead of skipping.
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { runCommand, type SandboxInputs } from '../../../src/host/capabilities/exec.js';
 import { probeSandbox, type SandboxStatus } from '../../../src/host/capabilities/sandbox.js';
+import type { SandboxPlan } from '../../../src/host/capabilities/sandbox/types.js';
 import type { ExecRunResult } from '../../../src/shared/capabilities.js';
 
 /** A backend and its probe result. */
@@ -77,4 +79,25 @@ export async function survivorsAfter(marker: string, ms = 5000): Promise<number[
 /** A token unique to one test, for canaries and process markers. */
 export function token(label: string): string {
   return `${label}-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+}
+
+/** A plan of the system directories and `dir` (writable, the command's directory): a launcher's least. */
+export function systemPlan(dir: string): SandboxPlan {
+  return {
+    cwd: dir,
+    home: '/h',
+    mounts: [
+      { kind: 'ro-bind', source: '/usr', target: '/usr' },
+      ...['bin', 'lib', 'lib64', 'sbin']
+        .filter((d) => existsSync(`/usr/${d}`))
+        .map((d): SandboxPlan['mounts'][number] => ({
+          kind: 'symlink',
+          linkTarget: `usr/${d}`,
+          target: `/${d}`,
+        })),
+      { kind: 'dev' },
+      { kind: 'proc' },
+      { kind: 'bind', source: dir, target: dir },
+    ],
+  };
 }

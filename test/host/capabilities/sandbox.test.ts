@@ -17,7 +17,7 @@ import { setidFilter, type SetidFilter } from '../../../src/host/capabilities/sa
 import { createWorkspace, removeWorkspace } from '../../../src/host/capabilities/sandbox/workspace.js';
 import type { SandboxPlan } from '../../../src/host/capabilities/sandbox/types.js';
 import { runCommand } from '../../../src/host/capabilities/exec.js';
-import { NO_BWRAP, sandboxBackends } from './sandbox-fixture.js';
+import { NO_BWRAP, sandboxBackends, systemPlan } from './sandbox-fixture.js';
 
 const { available, missing } = await sandboxBackends();
 for (const why of missing) console.log(`sandbox backend missing here: ${why}`);
@@ -167,23 +167,7 @@ describe.runIf(perl !== undefined && setidFilter() !== undefined)('the unshare l
   /** Runs the launcher for a plan of the system directories and `base`, with `parentPid`. */
   async function launch(parentPid: number, marker: string): Promise<number | null> {
     const ws = await createWorkspace();
-    const real: SandboxPlan = {
-      cwd: base,
-      home: '/h',
-      mounts: [
-        { kind: 'ro-bind', source: '/usr', target: '/usr' },
-        ...['bin', 'lib', 'lib64', 'sbin']
-          .filter((d) => existsSync(`/usr/${d}`))
-          .map((d): SandboxPlan['mounts'][number] => ({
-            kind: 'symlink',
-            linkTarget: `usr/${d}`,
-            target: `/${d}`,
-          })),
-        { kind: 'dev' },
-        { kind: 'proc' },
-        { kind: 'bind', source: base, target: base },
-      ],
-    };
+    const real = systemPlan(base);
     try {
       const [file, ...args] = unshareLaunch({
         tools: { perl: perl as string },

@@ -15,7 +15,6 @@ import type { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemBinary } from '../../../src/host/capabilities/sandbox/binaries.js';
 import { setidFilter, type SetidFilter } from '../../../src/host/capabilities/sandbox/seccomp-bpf.js';
-import type { SandboxPlan } from '../../../src/host/capabilities/sandbox/types.js';
 import { unshareLaunch, unshareMounts } from '../../../src/host/capabilities/sandbox/unshare.js';
 import { unshareFeed } from '../../../src/host/capabilities/sandbox/unshare-launcher.js';
 import {
@@ -23,7 +22,7 @@ import {
   removeWorkspace,
   type Workspace,
 } from '../../../src/host/capabilities/sandbox/workspace.js';
-import { runIn, sandboxBackends, survivors, survivorsAfter, token } from './sandbox-fixture.js';
+import { runIn, sandboxBackends, survivors, survivorsAfter, systemPlan, token } from './sandbox-fixture.js';
 
 const perl = await systemBinary('perl');
 const filter = setidFilter();
@@ -53,23 +52,7 @@ interface Ended {
 
 /** Runs `script` with bash through the launcher over the system directories and `base`. */
 function launch(script: string): Promise<Ended> {
-  const plan: SandboxPlan = {
-    cwd: base,
-    home: '/h',
-    mounts: [
-      { kind: 'ro-bind', source: '/usr', target: '/usr' },
-      ...['bin', 'lib', 'lib64', 'sbin']
-        .filter((d) => existsSync(`/usr/${d}`))
-        .map((d): SandboxPlan['mounts'][number] => ({
-          kind: 'symlink',
-          linkTarget: `usr/${d}`,
-          target: `/${d}`,
-        })),
-      { kind: 'dev' },
-      { kind: 'proc' },
-      { kind: 'bind', source: base, target: base },
-    ],
-  };
+  const plan = systemPlan(base);
   const [file, ...args] = unshareLaunch({
     tools: { perl: perl as string },
     ws,
